@@ -1,0 +1,48 @@
+"""Craits: a rules engine and RL environments for the shedding card game Craits.
+
+Public API (see INTERFACE.md): :class:`Rules`, :func:`score_hand`,
+:class:`Game` (the rules engine), card and action helpers.
+"""
+
+from .actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    NUM_ACTIONS,
+    STAY_SILENT,
+    Action,
+    Phase,
+    action_str,
+    parse_action,
+)
+from .cards import NUM_CARDS, Rank, Suit, card_str, parse_card, parse_cards, pretty
+from .engine import Game
+from .rules import Rules
+from .scoring import CARD_POINTS, pressure_cost, score_hand
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CALL_BASE",
+    "CARD_POINTS",
+    "DECLARE",
+    "DRAW",
+    "NUM_ACTIONS",
+    "NUM_CARDS",
+    "STAY_SILENT",
+    "Action",
+    "Game",
+    "Phase",
+    "Rank",
+    "Rules",
+    "Suit",
+    "__version__",
+    "action_str",
+    "card_str",
+    "parse_action",
+    "parse_card",
+    "parse_cards",
+    "pressure_cost",
+    "pretty",
+    "score_hand",
+]

@@ -1,0 +1,74 @@
+"""Scoring a hand's leftover cards (R8.2–R8.4) and shuffle-pressure costs (R10.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .cards import RANK_OF, Rank, parse_card
+from .rules import Rules
+
+# R8.2: points per rank, in rank order A 2 3 4 5 6 7 8 9 T J Q K.
+CARD_POINTS: tuple[int, ...] = (1, 20, 3, 15, 30, 30, 20, 50, 30, 25, 10, 10, 10)
+ONLY_THREES_POINTS = -50  # R8.3: per three, in a hand made only of threes
+LONELY_THREE_POINTS = 100  # R8.4 punitive_threes: a three with nothing to cancel
+GOING_OUT_BONUS = -10  # R8.1 option going_out_bonus
+PRESSURE_BASE = 5  # R10.1: the k-th shuffle pressure costs 5 * 2**(k-1)
+
+_DEFAULT_RULES = Rules()
+
+
+def pressure_cost(k: int) -> int:
+    """The cost of a player's ``k``-th shuffle pressure of the game (R10.1): 5, 10, 20, …"""
+    if k < 1:
+        raise ValueError(f"pressure number must be >= 1, got {k}")
+    return PRESSURE_BASE << (k - 1)
+
+
+def score_hand(cards: Iterable[str | int], rules: Rules = _DEFAULT_RULES) -> int:
+    """Points of the cards left in a hand, by R8.2–R8.4 (not R8.1).
+
+    ``cards`` are card strings (``"As"``) or indices. Each 3 cancels one of
+    the highest-valued cards it may cancel: never an 8 (unless
+    ``threes_cancel_eights``) nor another 3, and with ``punitive_threes`` no
+    ace either. A hand of only threes scores -50 per three; an empty hand 0.
+
+    >>> score_hand(["Ac", "3d", "3h", "6s", "7c", "9d", "Kh"])
+    37
+    """
+    return score_ranks([RANK_OF[parse_card(c)] for c in cards], rules)
+
+
+def score_ranks(ranks: list[int], rules: Rules = _DEFAULT_RULES) -> int:
+    """:func:`score_hand` on rank indices (the engine's fast path)."""
+    if not ranks:
+        return 0
+    threes = ranks.count(Rank.THREE)
+    if threes == len(ranks):
+        return ONLY_THREES_POINTS * threes
+    total = 0
+    cancellable = []
+    for r in ranks:
+        if r == Rank.THREE:
+            continue
+        if threes and _can_cancel(r, rules):
+            cancellable.append(CARD_POINTS[r])
+        else:
+            total += CARD_POINTS[r]
+    if threes:
+        cancellable.sort(reverse=True)
+        cancelled = min(threes, len(cancellable))
+        total += sum(cancellable[cancelled:])
+        lonely = threes - cancelled
+        if rules.punitive_threes:
+            total += cancelled * rules.three_points + lonely * LONELY_THREE_POINTS
+        else:
+            total += threes * rules.three_points
+    return total
+
+
+def _can_cancel(rank: int, rules: Rules) -> bool:
+    if rank == Rank.EIGHT:
+        return rules.threes_cancel_eights
+    if rank == Rank.ACE:
+        return not rules.punitive_threes
+    return True
