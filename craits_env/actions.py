@@ -44,7 +44,7 @@ def call_action(suit: int) -> int:
 
 
 def action_str(action: int) -> str:
-    """A readable name: ``"play 7c"``, ``"draw"``, ``"call h"``, ``"declare"``, ``"stay silent"``."""
+    """A readable name: ``"play 7c"``, ``"draw"``, ``"call h"``, ``"declare"``, ``"stay silent"``"""
     if 0 <= action < NUM_CARDS:
         return "play " + CARD_STRS[action]
     if action == DRAW:

@@ -103,7 +103,7 @@ def parse_card(text: str | int) -> int:
 def parse_cards(cards: Iterable[str | int]) -> list[int]:
     """Parse each card of ``cards`` (see :func:`parse_card`)."""
     if isinstance(cards, str):
-        raise ValueError(f"invalid cards {cards!r}: expected a list of card strings, not one string")
+        raise ValueError(f"invalid cards {cards!r}: expected a list of card strings, not a string")
     return [parse_card(c) for c in cards]
 
 

@@ -106,6 +106,8 @@ class Game:
             ``snapshot()["deal"]``); hands beyond them are shuffled by the generator.
         reshuffles: per hand, the explicit new stocks of its reshuffles, in order,
             each next-card-first (as ``snapshot()["reshuffles"]``).
+        record: keep every hand's deal and reshuffles for :meth:`deck_orders`
+            (the current hand's are always in :meth:`snapshot`).
 
     Without ``seed``, ``rng`` or ``deals`` the game draws fresh OS entropy. A
     game given ``deals`` and neither ``seed`` nor ``rng`` is fully scripted: it
@@ -117,13 +119,43 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "num_players", "hand_index", "dealer", "first_dealer", "direction",
-        "current_player", "phase", "hands", "discard", "active_suit", "count",
-        "jack_run", "king_left", "extra_play", "idiot_pending", "scores",
-        "shuffle_pressures", "hand_points", "went_out", "hand_decisions",
-        "_stock", "_hand_penalties", "_pend_card", "_pend_ctx", "_deal_declarers",
-        "_legal", "_deal", "_reshuffles", "_deal_log", "_reshuffle_log", "_deck_key",
-        "_rng", "_rng_state", "_script_deals", "_script_reshuffles", "_deck_top",
+        "_deal",
+        "_deal_declarers",
+        "_deal_log",
+        "_deck_key",
+        "_deck_top",
+        "_hand_penalties",
+        "_legal",
+        "_pend_card",
+        "_pend_ctx",
+        "_reshuffle_log",
+        "_reshuffles",
+        "_rng",
+        "_rng_state",
+        "_script_deals",
+        "_script_reshuffles",
+        "_stock",
+        "active_suit",
+        "count",
+        "current_player",
+        "dealer",
+        "direction",
+        "discard",
+        "extra_play",
+        "first_dealer",
+        "hand_decisions",
+        "hand_index",
+        "hand_points",
+        "hands",
+        "idiot_pending",
+        "jack_run",
+        "king_left",
+        "num_players",
+        "phase",
+        "rules",
+        "scores",
+        "shuffle_pressures",
+        "went_out",
     )  # fmt: skip
 
     def __init__(
@@ -137,6 +169,7 @@ class Game:
         deck_top: Sequence[str | int] | None = None,
         deals: Sequence[Iterable[str | int] | bytes] | None = None,
         reshuffles: Sequence[Sequence[Iterable[str | int] | bytes]] | None = None,
+        record: bool = False,
     ) -> None:
         n = check_num_players(num_players)
         rules = Rules() if rules is None else rules
@@ -164,10 +197,10 @@ class Game:
         self._deck_key = (decks, rules.remove_kings_queens)
         self._rng = rng
         self._rng_state = None
-        self._script_deals = [
-            _as_order(d, deck, f"deals[{i}]") for i, d in enumerate(deals or ())
+        self._script_deals = [_as_order(d, deck, f"deals[{i}]") for i, d in enumerate(deals or ())]
+        self._script_reshuffles = [
+            [bytes(parse_card(c) for c in o) for o in hand] for hand in reshuffles or ()
         ]
-        self._script_reshuffles = [[bytes(parse_card(c) for c in o) for o in h] for h in reshuffles or ()]
         if deck_top is not None:
             top = [parse_card(c) for c in deck_top]
             check_permutation(top + _remove(deck, top), deck, "deck")
@@ -185,8 +218,8 @@ class Game:
         self.scores = [0] * n
         self.shuffle_pressures = [0] * n
         self.hand_points: list[tuple[int, ...]] = []
-        self._deal_log: list[bytes] = []
-        self._reshuffle_log: list[list[bytes]] = []
+        self._deal_log: list[bytes] | None = [] if record else None
+        self._reshuffle_log: list[list[bytes]] | None = [] if record else None
         self._legal: tuple[int, ...] | None = None
         self._advance()
 
@@ -330,7 +363,7 @@ class Game:
             self.king_left = 0
             self._pend_ctx = _CTX_NORMAL
         self._pend_card = card
-        if rank == _EIGHT or rank == _NINE:  # R3.4: the suit call comes first
+        if rank in (_EIGHT, _NINE):  # R3.4: the suit call comes first
             self.phase = _CALL
         else:
             self._after_call(p)
@@ -534,8 +567,9 @@ class Game:
                 order = bytes(deck[j] for j in rng.permutation(len(deck)))
         self._deal = order
         self._reshuffles: list[bytes] = []
-        self._deal_log.append(order)
-        self._reshuffle_log.append(self._reshuffles)
+        if self._deal_log is not None:
+            self._deal_log.append(order)
+            self._reshuffle_log.append(self._reshuffles)  # type: ignore[union-attr]
         hands: list[list[int]] = [[] for _ in range(n)]
         for i in range(n * h):
             hands[(d + direction * (1 + i % n)) % n].append(order[i])
@@ -586,7 +620,10 @@ class Game:
         went_out = self.went_out
         points = []
         for s, hand in enumerate(self.hands):
-            card_points = out_points if s in went_out else score_ranks([RANK_OF[c] for c in hand], rules)
+            if s in went_out:
+                card_points = out_points
+            else:
+                card_points = score_ranks([RANK_OF[c] for c in hand], rules)
             self.scores[s] += card_points
             points.append(card_points + self._hand_penalties[s])
         self.hand_points.append(tuple(points))
@@ -607,7 +644,9 @@ class Game:
         if rng is None:
             state = self._rng_state
             if state is None:
-                raise ValueError(f"{what} needs a random generator: give seed or rng, or the deck orders")
+                raise ValueError(
+                    f"{what} needs a random generator: give seed or rng, or the deck orders"
+                )
             bit_generator_cls, bit_state = state
             bit_generator = bit_generator_cls(0)
             bit_generator.state = bit_state
@@ -655,8 +694,11 @@ class Game:
         g._legal = self._legal
         g._deal = self._deal
         g._reshuffles = self._reshuffles[:]
-        g._deal_log = self._deal_log[:]
-        g._reshuffle_log = self._reshuffle_log[:-1] + [g._reshuffles]
+        if self._deal_log is None:
+            g._deal_log = g._reshuffle_log = None
+        else:
+            g._deal_log = self._deal_log[:]
+            g._reshuffle_log = [*self._reshuffle_log[:-1], g._reshuffles]  # type: ignore[index]
         g._deck_key = self._deck_key
         g._script_deals = self._script_deals
         g._script_reshuffles = self._script_reshuffles
@@ -712,7 +754,12 @@ class Game:
         }
 
     def deck_orders(self) -> tuple[list[list[str]], list[list[list[str]]]]:
-        """Every hand's deal so far and its reshuffles: ``Game(deals=…, reshuffles=…)`` replays them."""
+        """Every hand's deal so far and its reshuffles; ``Game(deals=…, reshuffles=…)`` replays.
+
+        Needs a game made with ``record=True``.
+        """
+        if self._deal_log is None or self._reshuffle_log is None:
+            raise ValueError("deck_orders() needs a game made with record=True")
         deals = [[CARD_STRS[c] for c in d] for d in self._deal_log]
         reshuffles = [[[CARD_STRS[c] for c in r] for r in hand] for hand in self._reshuffle_log]
         return deals, reshuffles
@@ -750,6 +797,6 @@ def _draw_first_dealer(rng: np.random.Generator, n: int, deck: list[int]) -> int
             pos += len(contenders)
             strengths = [DEALER_DRAW_STRENGTH[RANK_OF[c]] for c in drawn]
             low = min(strengths)
-            contenders = [s for s, v in zip(contenders, strengths) if v == low]
+            contenders = [s for s, v in zip(contenders, strengths, strict=False) if v == low]
             if len(contenders) == 1:
                 return contenders[0]

@@ -29,7 +29,8 @@ class Rules:
     hand_sizes: tuple[int, ...] = STANDARD_HAND_SIZES
     """[R2.2] cards dealt to each player in each hand of the game, in order."""
     dealer_follows_direction: bool = False
-    """[R2.4] if play ended to the right (-1), the deal passes right and the next hand runs right."""
+    """[R2.4] if play ended to the right (-1), the deal passes right and the next hand runs right.
+    """
     remove_kings_queens: bool = False
     """[R2.6] take every king and queen out of the deck."""
     voluntary_draw: bool = False

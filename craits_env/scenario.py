@@ -1,7 +1,7 @@
 """Build games from chosen cards: stacked decks for tests, tutorials and bug reports.
 
 >>> g = stacked_game([["7c", "Kd"], ["7d", "2s"]], starter="7h", stock=["As", "5c"])
->>> g.snapshot()["hands"]  # the starter 7 made player 1 draw the As (R2.5, R4); hands sorted by index
+>>> g.snapshot()["hands"]  # the starter 7 made player 1 draw the As (R2.5); sorted by index
 [['7c', 'Kd'], ['7d', 'As', '2s']]
 """
 
@@ -70,6 +70,4 @@ def stacked_game(
             f"the first hand deals {rules.hand_sizes[0]} cards but the hands hold {len(hands[0])}"
         )
     order = deal_order(hands, starter, stock, dealer=dealer, rules=rules)
-    return Game(
-        len(hands), rules, seed=seed, dealer=dealer, deals=[order], reshuffles=reshuffles
-    )
+    return Game(len(hands), rules, seed=seed, dealer=dealer, deals=[order], reshuffles=reshuffles)

@@ -1,0 +1,98 @@
+"""Engine speed, state size and clone cost (``craits bench engine``).
+
+The loop is the one an engine user runs: full games of the standard
+schedule, each decision a uniformly random legal action, in one process.
+Timings are wall clock and noisy on shared machines; compare ratios
+measured in the same run (``experiments/bench_engine.py`` adds the peers).
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import sys
+import time
+from typing import Any
+
+from .actions import Phase
+from .engine import Game
+from .rules import Rules
+
+_OVER = int(Phase.GAME_OVER)
+
+
+def bench_engine(
+    seconds: float, num_players: int = 4, rules: Rules | None = None, seed: int = 0
+) -> dict[str, Any]:
+    """Play random full games for about ``seconds``; decisions/s and games/s."""
+    rules = Rules() if rules is None else rules
+    policy = random.Random(seed)
+    decisions = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        g = Game(num_players, rules, seed=seed + games)
+        legal_actions, apply, randrange = g.legal_actions, g.apply, policy.randrange
+        while g.phase != _OVER:
+            legal = legal_actions()
+            apply(legal[randrange(len(legal))])
+            decisions += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {
+        "bench": "engine",
+        "num_players": num_players,
+        "seconds": round(elapsed, 3),
+        "games": games,
+        "decisions": decisions,
+        "decisions_per_s": round(decisions / elapsed, 1),
+        "games_per_s": round(games / elapsed, 3),
+        "decisions_per_game": round(decisions / games, 1),
+    }
+
+
+def deep_size(obj: object) -> int:
+    """Bytes of ``obj`` and all it references (each object once; types and modules excluded)."""
+    seen: set[int] = set()
+    stack = [obj]
+    total = 0
+    skip = (type, type(sys), type(deep_size))
+    while stack:
+        o = stack.pop()
+        if id(o) in seen or isinstance(o, skip):
+            continue
+        seen.add(id(o))
+        total += sys.getsizeof(o)
+        stack.extend(gc.get_referents(o))
+    return total
+
+
+def bench_state(
+    num_players: int = 4, seed: int = 0, samples: int = 200, clones: int = 20000
+) -> dict[str, Any]:
+    """Deep size of one live game state (its generator and rules included), sampled along random
+    games (mean and max), and the time of ``clone()`` on those states."""
+    policy = random.Random(seed)
+    states: list[Game] = []
+    sizes: list[int] = []
+    game_seed = seed
+    while len(sizes) < samples:
+        g = Game(num_players, seed=game_seed)
+        game_seed += 1
+        while not g.is_over and len(sizes) < samples:
+            legal = g.legal_actions()
+            g.apply(legal[policy.randrange(len(legal))])
+            if policy.random() < 0.01:
+                sizes.append(deep_size(g))
+                states.append(g.clone())
+    start = time.perf_counter()
+    for i in range(clones):
+        states[i % len(states)].clone()
+    clone_us = (time.perf_counter() - start) / clones * 1e6
+    return {
+        "state_bytes_mean": round(sum(sizes) / len(sizes)),
+        "state_bytes_max": max(sizes),
+        "clone_us": round(clone_us, 2),
+    }

@@ -1,0 +1,191 @@
+"""The ``craits`` command: one console script, one subcommand per capability.
+
+Every subcommand has ``--help``; a bad argument exits with status 2 and a
+one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _players(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(
+            f"invalid player count {text!r}: allowed {MIN_PLAYERS} to {MAX_PLAYERS}"
+        )
+    return n
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a number > 0")
+    return v
+
+
+_RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+
+
+def _rule_option(text: str) -> tuple[str, Any]:
+    """Parse ``NAME=VALUE`` for a field of :class:`Rules`."""
+    name, sep, raw = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or name not in _RULE_FIELDS:
+        raise argparse.ArgumentTypeError(
+            f"invalid rule option {text!r}: expected NAME=VALUE with NAME one of "
+            f"{', '.join(_RULE_FIELDS)}"
+        )
+    kind = _RULE_FIELDS[name].type
+    raw = raw.strip()
+    value: Any = raw
+    try:
+        if kind == "bool":
+            if raw.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                raise ValueError
+            value = raw.lower() in ("true", "1", "yes", "on")
+        elif kind == "int":
+            value = int(raw)
+        elif name == "hand_sizes":
+            value = tuple(int(x) for x in raw.split(","))
+        elif name == "num_decks":
+            value = None if raw.lower() in ("none", "auto") else int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid value {raw!r} for rule option {name} ({kind})"
+        ) from None
+    return name, value
+
+
+def _add_rule_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rule",
+        "-r",
+        type=_rule_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option of RULES.md, e.g. -r face_cards=true -r seven_hits=next_but_one "
+        "-r hand_sizes=8,7,6 (repeatable; see docs/rules.md for every option)",
+    )
+    p.add_argument("--short", action="store_true", help="the short game: eight hands 8…1 (R2.2)")
+
+
+def _rules_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rules:
+    options = dict(args.rule)
+    if args.short and "hand_sizes" not in options:
+        options["hand_sizes"] = Rules.short_game().hand_sizes
+    try:
+        return Rules(**options)
+    except ValueError as e:
+        parser.error(str(e))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="craits",
+        description="Craits: rules engine, environments, bots and tools for the card game Craits.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    demo = sub.add_parser(
+        "demo",
+        help="play and score a full game between bots; print each hand's points and the standings",
+        description="Play a full game between simple bots (random, greedy) and print each hand's "
+        "points and the final standings.",
+    )
+    demo.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the game (default 0)")
+    demo.add_argument(
+        "--bots",
+        nargs="+",
+        metavar="BOT",
+        help="one bot per seat: random or greedy (default: greedy and random alternating)",
+    )
+    _add_rule_args(demo)
+
+    bench = sub.add_parser(
+        "bench",
+        help="measure speed",
+        description="Measure speed: full games with uniformly random legal actions, one process.",
+    )
+    bench_sub = bench.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
+    engine = bench_sub.add_parser(
+        "engine",
+        help="the rules engine alone: decisions/s, games/s, state size, clone time",
+        description="Full games of the rules engine with uniformly random legal actions: "
+        "decisions/s and games/s; also the deep size of one state and the time of clone(). "
+        "For ratios to peers measured in the same run see experiments/bench_engine.py.",
+    )
+    engine.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
+    engine.add_argument(
+        "--seconds", type=_positive_float, default=10.0, help="how long to play (default 10)"
+    )
+    engine.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
+    engine.add_argument("--json", action="store_true", help="print one JSON object")
+    engine.add_argument(
+        "--no-state", action="store_true", help="skip the state-size and clone measurements"
+    )
+    _add_rule_args(engine)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "demo":
+        from .demo import play_demo
+
+        rules = _rules_from(args, parser)
+        try:
+            play_demo(args.players, args.seed, rules, args.bots)
+        except ValueError as e:
+            parser.error(str(e))
+        return 0
+    if args.command == "bench":
+        if args.target is None:
+            parser.error("bench needs a target: engine")
+        from .bench import bench_engine, bench_state
+
+        rules = _rules_from(args, parser)
+        try:
+            result = bench_engine(args.seconds, args.players, rules, args.seed)
+        except ValueError as e:
+            parser.error(str(e))
+        if not args.no_state:
+            result.update(bench_state(args.players, args.seed))
+        if args.json:
+            print(json.dumps(result))
+        else:
+            for k, v in result.items():
+                print(f"{k:>20}: {v}")
+        return 0
+    parser.error(f"unknown command {args.command!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
