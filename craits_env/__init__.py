@@ -22,11 +22,24 @@ from .scoring import CARD_POINTS, pressure_cost, score_hand
 
 __version__ = "0.1.0"
 
+GYM_ENV_ID = "craits/Craits-v0"
+
+
+def _register_gym() -> None:
+    import gymnasium
+
+    if GYM_ENV_ID not in gymnasium.registry:
+        gymnasium.register(GYM_ENV_ID, entry_point="craits_env.gym_env:CraitsGymEnv")
+
+
+_register_gym()
+
 __all__ = [
     "CALL_BASE",
     "CARD_POINTS",
     "DECLARE",
     "DRAW",
+    "GYM_ENV_ID",
     "NUM_ACTIONS",
     "NUM_CARDS",
     "STAY_SILENT",

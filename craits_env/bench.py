@@ -53,6 +53,47 @@ def bench_engine(
     }
 
 
+def bench_env(
+    seconds: float, num_players: int = 4, rules: Rules | None = None, seed: int = 0
+) -> dict[str, Any]:
+    """The standard AEC loop over full games of ``craits_v0.env()`` (the wrapped environment):
+    ``last()``, a uniformly random action among the mask's legal ones, ``step()``."""
+    import numpy as np
+
+    from . import craits_v0
+
+    env = craits_v0.env(num_players=num_players, rules=rules)
+    policy = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        env.reset(seed=seed + games)
+        for _agent in env.agent_iter():
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[policy.randrange(len(legal))])
+                steps += 1
+            env.step(action)
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {
+        "bench": "env",
+        "num_players": num_players,
+        "seconds": round(elapsed, 3),
+        "games": games,
+        "steps": steps,
+        "steps_per_s": round(steps / elapsed, 1),
+        "games_per_s": round(games / elapsed, 3),
+        "steps_per_game": round(steps / games, 1),
+    }
+
+
 def deep_size(obj: object) -> int:
     """Bytes of ``obj`` and all it references (each object once; types and modules excluded)."""
     seen: set[int] = set()

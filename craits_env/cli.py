@@ -148,6 +148,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-state", action="store_true", help="skip the state-size and clone measurements"
     )
     _add_rule_args(engine)
+    envb = bench_sub.add_parser(
+        "env",
+        help="the wrapped PettingZoo AEC loop: steps/s, games/s",
+        description="Full games of craits_v0.env() (PettingZoo's classic wrappers) in the standard "
+        "AEC loop: last(), a uniformly random legal action from the mask, step(). For ratios to "
+        "peers measured in the same run see experiments/bench_env.py.",
+    )
+    envb.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
+    envb.add_argument(
+        "--seconds", type=_positive_float, default=10.0, help="how long to play (default 10)"
+    )
+    envb.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
+    envb.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_rule_args(envb)
     return parser
 
 
@@ -168,15 +182,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "bench":
         if args.target is None:
-            parser.error("bench needs a target: engine")
-        from .bench import bench_engine, bench_state
+            parser.error("bench needs a target: engine or env")
+        from .bench import bench_engine, bench_env, bench_state
 
         rules = _rules_from(args, parser)
+        bench = bench_engine if args.target == "engine" else bench_env
         try:
-            result = bench_engine(args.seconds, args.players, rules, args.seed)
+            result = bench(args.seconds, args.players, rules, args.seed)
         except ValueError as e:
             parser.error(str(e))
-        if not args.no_state:
+        if args.target == "engine" and not args.no_state:
             result.update(bench_state(args.players, args.seed))
         if args.json:
             print(json.dumps(result))

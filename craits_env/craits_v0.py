@@ -1,0 +1,317 @@
+"""Craits as a PettingZoo AEC environment: ``craits_v0``.
+
+```python
+from craits_env import craits_v0
+
+env = craits_v0.env(num_players=4, render_mode="ansi")
+env.reset(seed=42)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    mask = obs["action_mask"]
+    action = None if termination or truncation else env.action_space(agent).sample(mask)
+    env.step(action)
+```
+
+| | |
+|---|---|
+| Agents | `player_0 … player_{n-1}`, n = 2–10 (seat = the number in the name) |
+| Actions | `Discrete(59)`: 0–51 play that card, 52 draw / take the count, 53–56 call c d h s, 57 declare "one card", 58 stay silent |
+| Observation | `Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (59,)))` |
+| Episode | one game: the whole schedule of hands (15 by default) |
+| Import | `from craits_env import craits_v0` |
+
+**Observation.** One flat float32 vector from
+:class:`craits_env.observation.ObservationEncoder`; its slice table is in that
+module's docstring and in the README (a test keeps all three equal). It holds
+only what the agent may know (R11). ``action_mask`` is exactly the engine's
+legal set for the agent to act, all zeros for every other agent.
+
+**Rewards** (``reward=``), given when a hand ends (or the game, for ``"win"``)
+and accumulated by PettingZoo's ``last()`` until the agent acts:
+
+- ``"relative"`` (default): (mean of the opponents' hand points − own hand
+  points) / 100 — zero-sum;
+- ``"score"``: −own hand points / 100;
+- ``"win"``: at the game's end the winners (lowest total, ties share) get
+  +1/|winners| each and the others −1/|others| each; zero-sum, all 0 if everyone ties.
+
+Hand points include shuffle-pressure penalties (R8.5).
+
+**Options.** ``rules=Rules(...)`` (every option of RULES.md); ``auto_forced=True``
+applies decisions with a single legal action automatically (they are still
+counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
+``step`` calls. ``reset(seed, options)`` takes ``options={"deck": [...],
+"dealer": seat}`` (INTERFACE.md). ``env.unwrapped.snapshot()`` returns the
+whole state (god's view); ``env.unwrapped.game`` is the engine.
+
+**Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action
+and the legal ones, and changes nothing; ``env()`` applies PettingZoo's classic
+convention (``TerminateIllegalWrapper``: the game ends, the offender gets −1).
+
+**Seeding.** ``reset(seed=s)`` makes the game's generator ``default_rng(s)``;
+a later ``reset()`` without a seed continues that generator, so a sequence of
+episodes is reproducible from the first seed.
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from .actions import NUM_ACTIONS
+from .engine import Game
+from .observation import ObservationEncoder
+from .render import render_table
+from .rules import Rules, check_num_players
+from .wrappers import wrap_classic
+
+REWARD_MODES = ("relative", "score", "win")
+RENDER_MODES = ["human", "ansi"]
+_OVER = 4
+_MASK_CACHE = 4096  # masks of recently seen legal sets, copied per observation
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(59)`` whose ``contains`` answers a plain ``int`` without numpy (every step)."""
+
+    def __init__(self, n: int = NUM_ACTIONS, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self._size = int(n)
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < self._size
+        return super().contains(x)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's standard wrappers for classic games."""
+    return wrap_classic(raw_env(**kwargs), illegal_reward=-1)
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped AEC environment (see the module docstring)."""
+
+    metadata = {  # noqa: RUF012 (PettingZoo's convention)
+        "render_modes": RENDER_MODES,
+        "name": "craits_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: Rules | None = None,
+        render_mode: str | None = None,
+        *,
+        reward: str = "relative",
+        auto_forced: bool = False,
+        max_steps: int | None = None,
+    ) -> None:
+        EzPickle.__init__(self, num_players, rules, render_mode, reward=reward,
+                          auto_forced=auto_forced, max_steps=max_steps)  # fmt: skip
+        super().__init__()
+        n = check_num_players(num_players)
+        rules = Rules() if rules is None else rules
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode: got {render_mode!r}, allowed None, 'human', 'ansi'")
+        if reward not in REWARD_MODES:
+            allowed = ", ".join(map(repr, REWARD_MODES))
+            raise ValueError(f"reward: got {reward!r}, allowed {allowed}")
+        if not isinstance(auto_forced, bool):
+            raise ValueError(f"auto_forced: got {auto_forced!r}, allowed True or False")
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+        ):
+            raise ValueError(f"max_steps: got {max_steps!r}, allowed None or an int >= 1")
+        # Fails now, not at reset, if the configuration cannot be dealt (R1.5).
+        Game(n, rules, seed=0)
+        self.num_players = n
+        self.rules = rules
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.auto_forced = auto_forced
+        self.max_steps = max_steps
+        self.encoder = ObservationEncoder(n, rules)
+        self.possible_agents = [f"player_{s}" for s in range(n)]
+        self.agents = []
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(NUM_ACTIONS) for a in self.possible_agents}
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        self.game: Game | None = None
+        self._rng: np.random.Generator | None = None
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    # ----------------------------------------------------------------- spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- episode
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"deck", "dealer"})
+        if unknown:  # PettingZoo's api_test passes a dummy key: warn, do not fail
+            warnings.warn(
+                f"reset options: ignoring unknown key(s) {unknown}; known: 'deck', 'dealer'",
+                stacklevel=2,
+            )
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+        game = Game(
+            self.num_players,
+            self.rules,
+            rng=self._rng,
+            dealer=options.get("dealer"),
+            deck_top=options.get("deck"),
+        )
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._hands_rewarded = 0
+        self._steps = 0
+        self._obs_cache = {}
+        if self.auto_forced:
+            self._apply_forced()
+        self._after_engine_moves()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None
+        if action is None:
+            raise ValueError(f"action None for {agent}, who is still playing")
+        game.apply(action)  # ValueError naming the legal actions; nothing changed
+        self._cumulative_rewards[agent] = 0.0
+        self._steps += 1
+        if self.auto_forced:
+            self._apply_forced()
+        self._after_engine_moves()
+        if self.render_mode == "human":
+            self.render()
+
+    def _apply_forced(self) -> None:
+        game = self.game
+        assert game is not None
+        while game.phase != _OVER:
+            legal = game.legal_actions()
+            if len(legal) != 1:
+                break
+            game.apply(legal[0])
+
+    def _after_engine_moves(self) -> None:
+        """Rewards of finished hands, termination, truncation, the next agent."""
+        game = self.game
+        assert game is not None
+        self._obs_cache = {}
+        rewards = dict.fromkeys(self.agents, 0.0)
+        finished = game.hand_points
+        if len(finished) > self._hands_rewarded and self.reward_mode != "win":
+            n = self.num_players
+            for points in finished[self._hands_rewarded :]:
+                total = sum(points)
+                for s in range(n):
+                    own = points[s]
+                    if self.reward_mode == "relative":
+                        r = ((total - own) / (n - 1) - own) / 100
+                    else:
+                        r = -own / 100
+                    rewards[self.possible_agents[s]] += r
+        self._hands_rewarded = len(finished)
+        if game.phase == _OVER:
+            if self.reward_mode == "win":
+                winners = set(game.winners())
+                n_win = len(winners)
+                if n_win < self.num_players:
+                    for s, a in enumerate(self.possible_agents):
+                        rewards[a] += (
+                            1.0 / n_win if s in winners else -1.0 / (self.num_players - n_win)
+                        )
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self.max_steps is not None and self._steps >= self.max_steps:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = rewards
+        if game.phase != _OVER:
+            self.agent_selection = self.possible_agents[game.current_player]
+        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]
+        self._accumulate_rewards()
+
+    # ----------------------------------------------------------------- views
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 (59,)}`` for ``agent``.
+
+        The arrays are shared by repeated calls within one step: copy before mutating.
+        """
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        game = self.game
+        if game is None:
+            raise ValueError("observe() before reset()")
+        seat = self._seat_of[agent]
+        if game.current_player == seat and game.phase != _OVER:
+            legal = game.legal_actions()
+            template = self._masks.get(legal)
+            if template is None:
+                if len(self._masks) >= _MASK_CACHE:
+                    self._masks.clear()
+                template = self._masks[legal] = np.zeros(NUM_ACTIONS, np.int8)
+                template[list(legal)] = 1
+            mask = template.copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        obs = {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+        self._obs_cache[agent] = obs
+        return obs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state (all hands: god's view) as a JSON-serialisable dict (INTERFACE.md)."""
+        if self.game is None:
+            raise ValueError("snapshot() before reset()")
+        return self.game.snapshot()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        if self.game is None:
+            raise ValueError("render() before reset()")
+        text = render_table(self.game, self.possible_agents)
+        if self.render_mode == "ansi":
+            return text
+        print(text, end="\n\n")
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,46 @@
+"""Text rendering of a game table (``render_mode="ansi"``): what a player at the table sees.
+
+Only the acting player's hand is shown; everything else is public (R11).
+"""
+
+from __future__ import annotations
+
+from .actions import PHASE_NAMES, Phase, action_str
+from .cards import SUIT_SYMBOLS, pretty
+from .engine import Game
+
+
+def render_table(game: Game, names: list[str] | None = None) -> str:
+    """A compact table: the acting player's hand, the top card, the active suit, the count,
+    the direction, each player's card count and score, and whose turn it is."""
+    n = game.num_players
+    names = names or [f"player_{s}" for s in range(n)]
+    lines = [
+        f"hand {game.hand_index + 1}/{len(game.rules.hand_sizes)} ({game.hand_size} cards)"
+        f"  dealer {names[game.dealer]}  stock {game.stock_size}",
+        f"top {pretty(game.top)}  suit {SUIT_SYMBOLS[game.active_suit]}"
+        + (f"  count {game.count}" if game.count else "")
+        + ("  direction → left" if game.direction == 1 else "  direction ← right"),
+    ]
+    width = max(len(x) for x in names)
+    for s in range(n):
+        marker = "▶" if s == game.current_player and not game.is_over else " "
+        extra = []
+        if s in game.went_out:
+            extra.append("out")
+        if game.idiot_pending[s]:
+            extra.append("owes one-card penalty")
+        lines.append(
+            f"{marker} {names[s]:<{width}}  {len(game.hands[s]):>2} cards  "
+            f"score {game.scores[s]:>5}" + (f"  ({', '.join(extra)})" if extra else "")
+        )
+    if game.is_over:
+        winners = ", ".join(names[s] for s in game.winners())
+        lines.append(f"game over — winner(s): {winners}")
+        return "\n".join(lines)
+    p = game.current_player
+    hand = " ".join(pretty(c) for c in game.hands[p]) or "(no cards)"
+    lines.append(f"{names[p]} to {PHASE_NAMES[game.phase].replace('_', ' ')}: {hand}")
+    if game.phase != Phase.PLAY or len(game.legal_actions()) <= 12:
+        lines.append("legal: " + ", ".join(action_str(a) for a in game.legal_actions()))
+    return "\n".join(lines)
