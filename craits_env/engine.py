@@ -26,7 +26,6 @@ import numpy as np
 from .actions import CALL_BASE, DECLARE, DRAW, PHASE_NAMES, STAY_SILENT, Phase, action_str
 from .cards import (
     CARD_STRS,
-    DEALER_DRAW_STRENGTH,
     NUM_CARDS,
     NUM_RANKS,
     QUEEN_OF_SPADES,
@@ -35,9 +34,9 @@ from .cards import (
     SUIT_OF,
     Rank,
     check_permutation,
-    make_deck,
     parse_card,
 )
+from .deck import as_order, deck_cards, draw_first_dealer, remove_cards, shuffled
 from .rules import Rules, check_num_players
 from .scoring import GOING_OUT_BONUS, PRESSURE_BASE, score_ranks
 
@@ -72,23 +71,10 @@ _NINE_CALLS = tuple(  # R4: a 9 keeps its suit or takes the other of the same co
     tuple(sorted((CALL_BASE + s, CALL_BASE + 3 - s))) for s in range(4)
 )
 _DECLARE_ACTIONS = (DECLARE, STAY_SILENT)
-_DECKS: dict[tuple[int, bool], list[int]] = {}
-
-
-def _deck(num_decks: int, remove_kq: bool) -> list[int]:
-    key = (num_decks, remove_kq)
-    if key not in _DECKS:
-        _DECKS[key] = make_deck(num_decks, remove_kq)
-    return _DECKS[key]
 
 
 class _HandOver(Exception):
     """Raised inside ``apply`` when the hand has been scored; caught there."""
-
-
-def _as_order(order: Iterable[str | int] | bytes, deck: list[int], what: str) -> bytes:
-    cards = list(order) if isinstance(order, bytes) else [parse_card(c) for c in order]
-    return bytes(check_permutation(cards, deck, what))
 
 
 class Game:
@@ -176,7 +162,7 @@ class Game:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
         decks = rules.decks_for(n)
-        deck = _deck(decks, rules.remove_kings_queens)
+        deck = deck_cards(decks, rules.remove_kings_queens)
         need = n * max(rules.hand_sizes) + 1
         if need > len(deck):  # R1.5
             raise ValueError(
@@ -197,18 +183,18 @@ class Game:
         self._deck_key = (decks, rules.remove_kings_queens)
         self._rng = rng
         self._rng_state = None
-        self._script_deals = [_as_order(d, deck, f"deals[{i}]") for i, d in enumerate(deals or ())]
+        self._script_deals = [as_order(d, deck, f"deals[{i}]") for i, d in enumerate(deals or ())]
         self._script_reshuffles = [
             [bytes(parse_card(c) for c in o) for o in hand] for hand in reshuffles or ()
         ]
         if deck_top is not None:
             top = [parse_card(c) for c in deck_top]
-            check_permutation(top + _remove(deck, top), deck, "deck")
+            check_permutation(top + remove_cards(deck, top), deck, "deck")
             self._deck_top: list[int] | None = top
         else:
             self._deck_top = None
         if dealer is None:
-            dealer = _draw_first_dealer(self._need_rng("the first dealer"), n, deck)
+            dealer = draw_first_dealer(self._need_rng("the first dealer"), n, deck)
         elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer: got {dealer!r}, allowed a seat from 0 to {n - 1}")
 
@@ -528,7 +514,7 @@ class Game:
             check_permutation(order, sorted(cards), f"reshuffles[{h}][{i}]")
         else:
             rng = self._need_rng(f"reshuffle {i} of hand {h}")
-            order = bytes(cards[j] for j in rng.permutation(len(cards)))
+            order = shuffled(cards, rng)
         self._reshuffles.append(order)
         stock = self._stock  # refilled in place: _draw holds a reference
         stock[:] = order
@@ -553,7 +539,7 @@ class Game:
     def _start_hand(self) -> None:
         """R2.3 the deal, R7.3 declarations on the deal, R2.5 the starter."""
         n, h, d, direction = self.num_players, self.hand_size, self.dealer, self.direction
-        deck = _deck(*self._deck_key)
+        deck = deck_cards(*self._deck_key)
         idx = self.hand_index
         if idx < len(self._script_deals):
             order = self._script_deals[idx]
@@ -561,10 +547,10 @@ class Game:
             rng = self._need_rng(f"the deal of hand {idx}")
             if idx == 0 and self._deck_top is not None:
                 top = self._deck_top
-                rest = _remove(deck, top)
-                order = bytes(top + [rest[j] for j in rng.permutation(len(rest))])
+                rest = remove_cards(deck, top)
+                order = bytes(top) + shuffled(rest, rng)
             else:
-                order = bytes(deck[j] for j in rng.permutation(len(deck)))
+                order = shuffled(deck, rng)
         self._deal = order
         self._reshuffles: list[bytes] = []
         if self._deal_log is not None:
@@ -769,34 +755,3 @@ class Game:
             f"Game(num_players={self.num_players}, hand {self.hand_index}, "
             f"phase={PHASE_NAMES[self.phase]}, current_player={self.current_player})"
         )
-
-
-def _remove(deck: list[int], cards: list[int]) -> list[int]:
-    """``deck`` without one copy of each of ``cards``; ``ValueError`` if one is not there."""
-    rest = list(deck)
-    for c in cards:
-        try:
-            rest.remove(c)
-        except ValueError:
-            have = deck.count(c)
-            raise ValueError(
-                f"deck: {CARD_STRS[c]} is listed {cards.count(c)} times but the deck holds it "
-                f"{have} time(s)"
-            ) from None
-    return rest
-
-
-def _draw_first_dealer(rng: np.random.Generator, n: int, deck: list[int]) -> int:
-    """R2.1: each player draws a card in seat order; the lowest (R1.6) deals; ties draw again."""
-    contenders = list(range(n))
-    while True:
-        order = [deck[j] for j in rng.permutation(len(deck))]
-        pos = 0
-        while pos + len(contenders) <= len(order):
-            drawn = order[pos : pos + len(contenders)]
-            pos += len(contenders)
-            strengths = [DEALER_DRAW_STRENGTH[RANK_OF[c]] for c in drawn]
-            low = min(strengths)
-            contenders = [s for s, v in zip(contenders, strengths, strict=False) if v == low]
-            if len(contenders) == 1:
-                return contenders[0]

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import CARD_STRS, parse_card
-from .engine import Game, _deck, _remove
+from .deck import deck_cards, remove_cards
+from .engine import Game
 from .rules import Rules, check_num_players
 
 
@@ -39,8 +40,8 @@ def deal_order(
     order = [parsed[(dealer + direction * (1 + i % n)) % n][i // n] for i in range(n * size)]
     order.append(parse_card(starter))
     order.extend(parse_card(c) for c in stock)
-    deck = _deck(rules.decks_for(n), rules.remove_kings_queens)
-    order.extend(_remove(deck, order))
+    deck = deck_cards(rules.decks_for(n), rules.remove_kings_queens)
+    order.extend(remove_cards(deck, order))
     return [CARD_STRS[c] for c in order]
 
 
