@@ -32,11 +32,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10
+	$(VENV)/bin/craits bench env --players 4 --seconds 10
 
 # The peers (RLCard, OpenSpiel) measured in the same run: ratios, not absolute times.
 bench-peers: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
-	$(PY) experiments/bench_engine.py --seconds 10
+	$(PY) experiments/bench_compare.py engine --seconds 10 --rounds 3
+	$(PY) experiments/bench_compare.py env --seconds 10 --rounds 3
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -67,8 +67,8 @@ def bench_env(
     steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
+    env.reset(seed=seed)
     while True:
-        env.reset(seed=seed + games)
         for _agent in env.agent_iter():
             obs, _reward, termination, truncation, _info = env.last()
             if termination or truncation:
@@ -81,6 +81,7 @@ def bench_env(
         games += 1
         if time.perf_counter() >= deadline:
             break
+        env.reset()  # seeded once; later games continue the environment's generator
     elapsed = time.perf_counter() - start
     return {
         "bench": "env",

@@ -22,15 +22,60 @@ clock is checked every ``CHECK_EVERY`` steps, so the measured time overshoots th
 at most one such batch. The time includes the random policy's own cost (Python ``random``)
 and game resets, which is what a user of the engine pays as well.
 
+Environment-level peers (``ENV_PEERS``, ``--env``)
+--------------------------------------------------
+The engine peers above skip everything an RL user pays on top of the rules: observation
+tensors, action masks and the PettingZoo AEC bookkeeping. ``ENV_PEERS`` measures that level:
+
+* ``pz_texas_holdem``: ``pettingzoo.classic.texas_holdem_v4.env()`` (RLCard limit hold'em,
+  two players, with PettingZoo's default wrappers); mask from ``obs["action_mask"]``.
+* ``pz_hanabi``: ``pettingzoo.classic.hanabi_v5.env()`` (default: two players, five colours
+  and ranks); mask from ``obs["action_mask"]``. PettingZoo 1.27 runs it on OpenSpiel's
+  built-in ``hanabi`` through Shimmy; ``hanabi_learning_environment`` (which older PettingZoo
+  releases needed instead) is not used.
+* ``shimmy_crazy_eights``: ``shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game(
+  "crazy_eights"))`` (Shimmy 2.x spelling; 5 players); mask from ``info["action_mask"]``.
+  The wrapper resolves chance nodes itself and computes every player's observation tensor
+  after every action.
+* ``openspiel_c8_obs``: OpenSpiel's crazy_eights driven directly from Python, building at every
+  decision what an RL agent needs: the acting player's ``observation_tensor`` as a float32
+  array and an int8 mask of size ``num_distinct_actions()`` from ``legal_actions()``; the
+  action is drawn from ``np.flatnonzero(mask)`` as in the AEC loop. Chance nodes are sampled
+  as in ``openspiel_crazy_eights`` and not counted as steps.
+
+The three AEC peers run exactly the standard loop::
+
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            legal = np.flatnonzero(mask)              # mask: obs or info "action_mask"
+            action = int(legal[rng.randrange(len(legal))])
+        env.step(action)
+
+with ``rng = random.Random(seed)``. ``steps`` counts only ``env.step`` calls that took an
+action (the ``None`` steps that retire finished agents are not counted, but their time is);
+the env is reset with ``seed`` once, at the start; after each finished episode ``games`` is
+incremented and the env is reset without a seed (its generator continues). The clock is
+checked after every game and every ``CHECK_EVERY`` steps; an
+episode cut off by the deadline counts its steps but not as a game. Note that these wrappers
+rebuild the underlying engine on reset (``rlcard.make`` on hold'em's resets,
+``pyspiel.load_game`` on every Shimmy reset), and Shimmy rebuilds every agent's Gymnasium
+spaces on every step; those costs are part of what the loop measures.
+
 Installing the peers
 --------------------
-The peers are optional: ``pip install -e .[bench]`` (RLCard and OpenSpiel). A peer that is
-not importable is reported as missing (``None``), never as an error.
+The peers are optional: ``pip install -e .[bench]`` (RLCard, OpenSpiel, Shimmy and
+``pygame-ce``, which PettingZoo's classic envs import). A peer that is not importable is
+reported as missing (``None``), never as an error.
 
 Usage::
 
     python experiments/bench_peers.py --seconds 5
     python experiments/bench_peers.py --seconds 5 --json
+    python experiments/bench_peers.py --seconds 5 --env
 """
 
 from __future__ import annotations
@@ -40,6 +85,7 @@ import json
 import random
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
@@ -164,7 +210,232 @@ def run_all(seconds: float, seed: int = 0) -> dict[str, PeerResult | None]:
     return {name: bench(seconds, seed) for name, bench in PEERS.items()}
 
 
-def _format_table(results: dict[str, PeerResult | None]) -> str:
+# ---------------------------------------------------------------------------------------------
+# Environment-level peers (AEC API, observation tensors and action masks)
+# ---------------------------------------------------------------------------------------------
+
+
+try:
+    from gymnasium.error import DependencyNotInstalled as _DependencyNotInstalled
+except ImportError:  # gymnasium is a core dependency; this only keeps the module importable
+
+    class _DependencyNotInstalled(Exception):  # type: ignore[no-redef]
+        pass
+
+
+def _run_aec(env: Any, seconds: float, seed: int, *, mask_in_obs: bool) -> tuple[int, int, float]:
+    """Random-policy self-play through the standard AEC loop; ``(steps, games, seconds)``.
+
+    ``mask_in_obs`` selects where the env puts its action mask: ``obs["action_mask"]`` or
+    ``info["action_mask"]``.
+    """
+    import numpy as np
+
+    flatnonzero = np.flatnonzero
+    rng = random.Random(seed)
+    randrange = rng.randrange
+
+    steps = 0
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    out_of_time = False
+    env.reset(seed=seed)
+    while True:
+        for _agent in env.agent_iter():
+            obs, _rew, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                mask = obs["action_mask"] if mask_in_obs else info["action_mask"]
+                legal = flatnonzero(mask)
+                action = int(legal[randrange(len(legal))])
+            env.step(action)
+            if action is not None:
+                steps += 1
+                if steps % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+                    out_of_time = True
+                    break
+        if out_of_time:
+            break
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+        env.reset()  # seeded once; later episodes continue the env's generator
+    elapsed = time.perf_counter() - start
+    env.close()
+    return steps, games, elapsed
+
+
+def _env_result(
+    name: str, version: str | None, steps: int, games: int, elapsed: float, **extra: Any
+) -> PeerResult:
+    return {
+        "name": name,
+        "version": version,
+        **extra,
+        "steps": steps,
+        "games": games,
+        "seconds": elapsed,
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+    }
+
+
+def bench_pz_texas_holdem(seconds: float, seed: int = 0) -> PeerResult | None:
+    """PettingZoo ``texas_holdem_v4.env()`` through the AEC loop; ``None`` if not importable."""
+    try:
+        with warnings.catch_warnings():
+            # The module-level "use pettingzoo.make" DeprecationWarning; the env is the same.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from pettingzoo.classic import texas_holdem_v4
+
+        env = texas_holdem_v4.env()
+    except (ImportError, _DependencyNotInstalled):
+        return None
+
+    players = len(env.possible_agents)
+    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=True)
+    return _env_result(
+        "pz_texas_holdem",
+        _dist_version("pettingzoo"),
+        steps,
+        games,
+        elapsed,
+        backend="rlcard " + str(_dist_version("rlcard")),
+        players=players,
+    )
+
+
+def bench_pz_hanabi(seconds: float, seed: int = 0) -> PeerResult | None:
+    """PettingZoo ``hanabi_v5.env()`` through the AEC loop; ``None`` if not importable."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from pettingzoo.classic import hanabi_v5
+
+        # Shimmy and OpenSpiel are imported when the env is built.
+        env = hanabi_v5.env()
+    except (ImportError, _DependencyNotInstalled):
+        return None
+
+    players = len(env.possible_agents)
+    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=True)
+    return _env_result(
+        "pz_hanabi",
+        _dist_version("pettingzoo"),
+        steps,
+        games,
+        elapsed,
+        backend="open_spiel " + str(_dist_version("open_spiel", "open-spiel")),
+        players=players,
+    )
+
+
+def bench_shimmy_crazy_eights(seconds: float, seed: int = 0) -> PeerResult | None:
+    """OpenSpiel crazy_eights via Shimmy's PettingZoo wrapper; ``None`` if not importable."""
+    try:
+        import pyspiel
+        from shimmy import OpenSpielCompatibilityV0
+    except ImportError:
+        return None
+
+    env = OpenSpielCompatibilityV0(env=pyspiel.load_game("crazy_eights"))
+    players = len(env.possible_agents)
+    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=False)
+    return _env_result(
+        "shimmy_crazy_eights",
+        _dist_version("shimmy", "Shimmy"),
+        steps,
+        games,
+        elapsed,
+        backend="open_spiel " + str(_dist_version("open_spiel", "open-spiel")),
+        players=players,
+    )
+
+
+def bench_openspiel_c8_obs(seconds: float, seed: int = 0) -> PeerResult | None:
+    """OpenSpiel crazy_eights with a float32 observation and int8 mask at every decision.
+
+    ``None`` if OpenSpiel (or NumPy) is not importable. ``steps`` counts decisions only;
+    sampled chance actions are reported as ``chance_steps``.
+    """
+    try:
+        import numpy as np
+        import pyspiel
+    except ImportError:
+        return None
+
+    game = pyspiel.load_game("crazy_eights")
+    num_actions = game.num_distinct_actions()
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    choices = rng.choices
+    new_state = game.new_initial_state
+    asarray = np.asarray
+    zeros = np.zeros
+    flatnonzero = np.flatnonzero
+    float32 = np.float32
+    int8 = np.int8
+
+    steps = 0
+    chance_steps = 0
+    games = 0
+    obs_size = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    state = new_state()
+    while True:
+        for _ in range(CHECK_EVERY):
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                actions = [action for action, _prob in outcomes]
+                weights = [prob for _action, prob in outcomes]
+                state.apply_action(choices(actions, weights=weights)[0])
+                chance_steps += 1
+            else:
+                player = state.current_player()
+                obs = asarray(state.observation_tensor(player), dtype=float32)
+                mask = zeros(num_actions, dtype=int8)
+                mask[state.legal_actions()] = 1
+                legal = flatnonzero(mask)
+                state.apply_action(int(legal[randrange(len(legal))]))
+                obs_size = obs.size
+                steps += 1
+            if state.is_terminal():
+                games += 1
+                state = new_state()
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+
+    return _env_result(
+        "openspiel_c8_obs",
+        _dist_version("open_spiel", "open-spiel"),
+        steps,
+        games,
+        elapsed,
+        players=game.num_players(),
+        obs_size=obs_size,
+        num_actions=num_actions,
+        chance_steps=chance_steps,
+    )
+
+
+ENV_PEERS: dict[str, Callable[[float, int], PeerResult | None]] = {
+    "pz_texas_holdem": bench_pz_texas_holdem,
+    "pz_hanabi": bench_pz_hanabi,
+    "shimmy_crazy_eights": bench_shimmy_crazy_eights,
+    "openspiel_c8_obs": bench_openspiel_c8_obs,
+}
+
+
+def run_env_peers(seconds: float, seed: int = 0) -> dict[str, PeerResult | None]:
+    """Run every environment-level peer; a missing peer maps to ``None``."""
+    return {name: bench(seconds, seed) for name, bench in ENV_PEERS.items()}
+
+
+def _format_table(results: dict[str, PeerResult | None], note: str) -> str:
     header = (
         f"{'peer':<24} {'version':<9} {'steps':>10} {'games':>8} {'steps/s':>12} {'games/s':>10}"
     )
@@ -179,8 +450,12 @@ def _format_table(results: dict[str, PeerResult | None]) -> str:
             f"{name:<24} {res.get('version')!s:<9} {steps:>10d} {res['games']:>8d} "
             f"{rate:>12,.0f} {res['games_per_s']:>10,.1f}"
         )
-    lines.append("(openspiel_crazy_eights: steps = decisions only, chance steps excluded)")
+    lines.append(note)
     return "\n".join(lines)
+
+
+ENGINE_NOTE = "(openspiel_crazy_eights: steps = decisions only, chance steps excluded)"
+ENV_NOTE = "(steps = actions taken; None steps retiring finished agents and chance steps excluded)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,15 +465,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for engine and policy")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
+    parser.add_argument(
+        "--env",
+        action="store_true",
+        help="measure the environment-level peers (ENV_PEERS) instead of the engine peers",
+    )
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
 
-    results = run_all(args.seconds, args.seed)
+    if args.env:
+        results = run_env_peers(args.seconds, args.seed)
+        note = ENV_NOTE
+    else:
+        results = run_all(args.seconds, args.seed)
+        note = ENGINE_NOTE
     if args.json:
         print(json.dumps(results, indent=2))
     else:
-        print(_format_table(results))
+        print(_format_table(results, note))
     return 0
 
 
