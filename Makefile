@@ -28,7 +28,8 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check craits_env
+	$(VENV)/bin/ruff format --check craits_env agents
+	$(VENV)/bin/mypy craits_env agents
 
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10

@@ -54,7 +54,7 @@ class CallableAgent:
 
     def __init__(self, fn: Callable[[Observation], int], name: str | None = None) -> None:
         self._fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
+        self.name: str = name or str(getattr(fn, "__name__", "callable"))
 
     def reset(self, seed: int | None = None) -> None:
         reset = getattr(self._fn, "reset", None)

@@ -144,7 +144,7 @@ class raw_env(AECEnv, EzPickle):
         self.max_steps = max_steps
         self.encoder = ObservationEncoder(n, rules)
         self.possible_agents = [f"player_{s}" for s in range(n)]
-        self.agents = []
+        self.agents: list[str] = []
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
@@ -194,7 +194,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._hands_rewarded = 0
         self._steps = 0
         self._obs_cache = {}
@@ -261,7 +261,7 @@ class raw_env(AECEnv, EzPickle):
         elif self.max_steps is not None and self._steps >= self.max_steps:
             self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = rewards
-        if game.phase != _OVER:
+        if game.current_player is not None:
             self.agent_selection = self.possible_agents[game.current_player]
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]

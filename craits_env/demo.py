@@ -31,7 +31,9 @@ def greedy_policy(g: Game) -> int:
     legal = g.legal_actions()
     if g.phase == Phase.DECLARE:
         return DECLARE
-    hand = g.hands[g.current_player]
+    p = g.current_player
+    assert p is not None
+    hand = g.hands[p]
     if g.phase == Phase.CALL_SUIT:
         return max(legal, key=lambda a: (sum(SUIT_OF[c] == a - CALL_BASE for c in hand), -a))
     cards = [a for a in legal if a != DRAW]
@@ -72,7 +74,7 @@ def play_demo(
     while not g.is_over:
         hand, dealer, size = g.hand_index, g.dealer, g.hand_size
         while g.hand_index == hand and not g.is_over:
-            g.apply(policies[g.current_player](g))
+            g.apply(policies[g.current_player or 0](g))
             decisions += 1
         pts = g.hand_points[hand]
         out(f" {hand + 1:>4}  {size:>5}  {dealer:>6}  " + "".join(str(p).rjust(width) for p in pts))

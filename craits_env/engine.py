@@ -143,6 +143,43 @@ class Game:
         "shuffle_pressures",
         "went_out",
     )  # fmt: skip
+    rules: Rules
+    num_players: int
+    hand_index: int
+    dealer: int
+    first_dealer: int
+    direction: int
+    current_player: int | None  # None when the game is over
+    phase: int  # a Phase value
+    hands: list[list[int]]
+    discard: list[int]
+    active_suit: int
+    count: int
+    jack_run: int
+    king_left: int
+    extra_play: bool
+    idiot_pending: list[bool]
+    scores: list[int]
+    shuffle_pressures: list[int]
+    hand_points: list[tuple[int, ...]]
+    went_out: list[int]
+    hand_decisions: int
+    _stock: list[int]
+    _hand_penalties: list[int]
+    _pend_card: int
+    _pend_ctx: int
+    _deal_declarers: list[int]
+    _legal: tuple[int, ...] | None
+    _deal: bytes
+    _reshuffles: list[bytes]
+    _deal_log: list[bytes] | None
+    _reshuffle_log: list[list[bytes]] | None
+    _deck_key: tuple[int, bool]
+    _rng: np.random.Generator | None
+    _rng_state: tuple[type[np.random.BitGenerator], Any] | None
+    _script_deals: list[bytes]
+    _script_reshuffles: list[list[bytes]]
+    _deck_top: list[int] | None
 
     def __init__(
         self,
@@ -190,7 +227,7 @@ class Game:
         if deck_top is not None:
             top = [parse_card(c) for c in deck_top]
             check_permutation(top + remove_cards(deck, top), deck, "deck")
-            self._deck_top: list[int] | None = top
+            self._deck_top = top
         else:
             self._deck_top = None
         if dealer is None:
@@ -203,10 +240,10 @@ class Game:
         self.hand_index = 0
         self.scores = [0] * n
         self.shuffle_pressures = [0] * n
-        self.hand_points: list[tuple[int, ...]] = []
-        self._deal_log: list[bytes] | None = [] if record else None
-        self._reshuffle_log: list[list[bytes]] | None = [] if record else None
-        self._legal: tuple[int, ...] | None = None
+        self.hand_points = []
+        self._deal_log = [] if record else None
+        self._reshuffle_log = [] if record else None
+        self._legal = None
         self._advance()
 
     # ------------------------------------------------------------------ queries
@@ -241,12 +278,13 @@ class Game:
         if legal is not None:
             return legal
         phase = self.phase
+        p = self.current_player
         if phase == _PLAY:
-            hand = self.hands[self.current_player]
+            hand = self.hands[p]  # type: ignore[index]  # not None before the game is over
             table = _PLAYABLE[self.active_suit * NUM_RANKS + RANK_OF[self.discard[-1]]]
             acts = [c for c in hand if table[c]]
         elif phase == _COUNT:
-            hand = self.hands[self.current_player]
+            hand = self.hands[p]  # type: ignore[index]
             acts = [c for c in hand if _COUNTABLE[c]]
         elif phase == _CALL:
             card = self._pend_card
@@ -286,7 +324,7 @@ class Game:
             self._reject(action, legal)
             action = operator.index(action)
         self._legal = None
-        p = self.current_player
+        p: int = self.current_player  # type: ignore[assignment]  # legal, so not over
         phase = self.phase
         try:
             if phase == _PLAY:
@@ -552,7 +590,7 @@ class Game:
             else:
                 order = shuffled(deck, rng)
         self._deal = order
-        self._reshuffles: list[bytes] = []
+        self._reshuffles = []
         if self._deal_log is not None:
             self._deal_log.append(order)
             self._reshuffle_log.append(self._reshuffles)  # type: ignore[union-attr]

@@ -49,7 +49,7 @@ class CraitsGymEnv(gymnasium.Env):
         self.aec = raw_env(num_players, rules, render_mode, **options)
         n = self.aec.num_players
         if isinstance(opponents, str) or callable(opponents):
-            opponents = [opponents] * (n - 1)  # type: ignore[list-item]
+            opponents = [opponents] * (n - 1)
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: got {len(opponents)}, need {n - 1} for {n} players")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)

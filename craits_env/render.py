@@ -39,6 +39,7 @@ def render_table(game: Game, names: list[str] | None = None) -> str:
         lines.append(f"game over — winner(s): {winners}")
         return "\n".join(lines)
     p = game.current_player
+    assert p is not None  # the game is not over
     hand = " ".join(pretty(c) for c in game.hands[p]) or "(no cards)"
     lines.append(f"{names[p]} to {PHASE_NAMES[game.phase].replace('_', ' ')}: {hand}")
     if game.phase != Phase.PLAY or len(game.legal_actions()) <= 12:

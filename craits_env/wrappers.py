@@ -54,7 +54,7 @@ def _fast(cls: type) -> type:
 
     def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
         self._raw = env.unwrapped
-        cls.__init__(self, env, *args, **kwargs)
+        cls.__init__(self, env, *args, **kwargs)  # type: ignore[misc]
 
     def __str__(self: Any) -> str:
         return str(self.env)
