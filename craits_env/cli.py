@@ -102,6 +102,16 @@ def _rules_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Ru
         parser.error(str(e))
 
 
+def _add_bench_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
+    p.add_argument(
+        "--seconds", type=_positive_float, default=10.0, help="how long to play (default 10)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_rule_args(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="craits",
@@ -136,32 +146,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the rules engine alone: decisions/s, games/s, state size, clone time",
         description="Full games of the rules engine with uniformly random legal actions: "
         "decisions/s and games/s; also the deep size of one state and the time of clone(). "
-        "For ratios to peers measured in the same run see experiments/bench_engine.py.",
+        "For ratios to peers measured in the same run see experiments/bench_compare.py.",
     )
-    engine.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
-    engine.add_argument(
-        "--seconds", type=_positive_float, default=10.0, help="how long to play (default 10)"
-    )
-    engine.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
-    engine.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_bench_args(engine)
     engine.add_argument(
         "--no-state", action="store_true", help="skip the state-size and clone measurements"
     )
-    _add_rule_args(engine)
     envb = bench_sub.add_parser(
         "env",
         help="the wrapped PettingZoo AEC loop: steps/s, games/s",
         description="Full games of craits_v0.env() (PettingZoo's classic wrappers) in the standard "
         "AEC loop: last(), a uniformly random legal action from the mask, step(). For ratios to "
-        "peers measured in the same run see experiments/bench_env.py.",
+        "peers measured in the same run see experiments/bench_compare.py.",
     )
-    envb.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
-    envb.add_argument(
-        "--seconds", type=_positive_float, default=10.0, help="how long to play (default 10)"
-    )
-    envb.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
-    envb.add_argument("--json", action="store_true", help="print one JSON object")
-    _add_rule_args(envb)
+    _add_bench_args(envb)
     return parser
 
 
