@@ -1,20 +1,30 @@
 """The agent protocol and the registry of agent spec strings.
 
-An agent acts on the observation dict of the environment
-(``{"observation": float32 vector, "action_mask": int8 (59,)}``) and returns a
-legal action id. Spec strings name agents everywhere (the Gymnasium view's
-``opponents``, tournaments, play): ``"random"`` now; heuristics, ``"pimc:N"`` and
-``"ppo:PATH"`` as they arrive.
+An agent acts on an observation — a mapping with the environment's keys
+``"observation"`` (float32 vector) and ``"action_mask"`` (int8, 59) — and returns
+a legal action id. Drivers (tournaments, the Gymnasium view, ``craits play``)
+pass a :class:`craits_env.public.SeatView`, which is such a mapping and also
+exposes the seat's own hand and the public state (no hidden card), for bots
+that reason about cards. Spec strings name agents everywhere: ``"random"``, the
+heuristics by name, ``"pimc:N"``, later ``"ppo:PATH"``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-Observation = dict[str, np.ndarray]
+Observation = Mapping[str, np.ndarray]
+
+
+def legal_actions_of(observation: Observation) -> Sequence[int]:
+    """The legal action ids: a SeatView's ``legal_actions``, else the mask's nonzero ids."""
+    legal = getattr(observation, "legal_actions", None)
+    if legal is not None:
+        return legal
+    return [int(a) for a in np.flatnonzero(observation["action_mask"])]
 
 
 @runtime_checkable
@@ -43,10 +53,10 @@ class RandomAgent:
             self._rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
-        return int(legal[self._rng.integers(legal.size)])
+        legal = legal_actions_of(observation)
+        if not legal:
+            raise ValueError("RandomAgent.act: no legal action in this observation")
+        return int(legal[int(self._rng.integers(len(legal)))])
 
 
 class CallableAgent:

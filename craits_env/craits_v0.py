@@ -37,7 +37,8 @@ and accumulated by PettingZoo's ``last()`` until the agent acts:
 
 Hand points include shuffle-pressure penalties (R8.5).
 
-**Options.** ``rules=Rules(...)`` (every option of RULES.md); ``auto_forced=True``
+**Options.** ``rules=Rules(...)`` (every option of RULES.md); ``track_public=True``
+keeps the public history bots use (``env.unwrapped.seat_view(agent)``); ``auto_forced=True``
 applies decisions with a single legal action automatically (they are still
 counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
 ``step`` calls. ``reset(seed, options)`` takes ``options={"deck": [...],
@@ -68,6 +69,7 @@ from pettingzoo import AECEnv
 from .actions import NUM_ACTIONS
 from .engine import Game
 from .observation import ObservationEncoder
+from .public import PublicGame, SeatView
 from .render import render_table
 from .rules import Rules, check_num_players
 from .wrappers import wrap_classic
@@ -115,9 +117,11 @@ class raw_env(AECEnv, EzPickle):
         reward: str = "relative",
         auto_forced: bool = False,
         max_steps: int | None = None,
+        track_public: bool = False,
     ) -> None:
         EzPickle.__init__(self, num_players, rules, render_mode, reward=reward,
-                          auto_forced=auto_forced, max_steps=max_steps)  # fmt: skip
+                          auto_forced=auto_forced, max_steps=max_steps,
+                          track_public=track_public)  # fmt: skip
         super().__init__()
         n = check_num_players(num_players)
         rules = Rules() if rules is None else rules
@@ -154,7 +158,9 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace(NUM_ACTIONS) for a in self.possible_agents}
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        self.track_public = bool(track_public)
         self.game: Game | None = None
+        self.public: PublicGame | None = None
         self._rng: np.random.Generator | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
@@ -189,6 +195,7 @@ class raw_env(AECEnv, EzPickle):
             deck_top=options.get("deck"),
         )
         self.game = game
+        self.public = PublicGame(game, self.encoder) if self.track_public else None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -211,7 +218,7 @@ class raw_env(AECEnv, EzPickle):
         assert game is not None
         if action is None:
             raise ValueError(f"action None for {agent}, who is still playing")
-        game.apply(action)  # ValueError naming the legal actions; nothing changed
+        self._apply(action)  # ValueError naming the legal actions; nothing changed
         self._cumulative_rewards[agent] = 0.0
         self._steps += 1
         if self.auto_forced:
@@ -227,7 +234,13 @@ class raw_env(AECEnv, EzPickle):
             legal = game.legal_actions()
             if len(legal) != 1:
                 break
-            game.apply(legal[0])
+            self._apply(legal[0])
+
+    def _apply(self, action: int) -> None:
+        if self.public is not None:
+            self.public.apply(action)
+        else:
+            self.game.apply(action)  # type: ignore[union-attr]
 
     def _after_engine_moves(self) -> None:
         """Rewards of finished hands, termination, truncation, the next agent."""
@@ -295,6 +308,12 @@ class raw_env(AECEnv, EzPickle):
         obs = {"observation": self.encoder.encode(game, seat), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
+
+    def seat_view(self, agent: str) -> SeatView:
+        """``agent``'s public-state view for bots (needs ``track_public=True``)."""
+        if self.public is None:
+            raise ValueError("seat_view() needs raw_env(track_public=True) and a reset()")
+        return self.public.view(self._seat_of[agent])
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state (all hands: god's view) as a JSON-serialisable dict (INTERFACE.md)."""

@@ -736,6 +736,46 @@ class Game:
             g._rng, g._rng_state = None, self._rng_state
         return g
 
+    def determinized(
+        self,
+        seat: int,
+        hands: dict[int, list[int]],
+        stock: list[int],
+        rng: np.random.Generator | None = None,
+        unseen: list[int] | None = None,
+    ) -> Game:
+        """A copy in which every seat but ``seat`` holds ``hands[s]`` and the stock is
+        ``stock`` (next card first): one sample of the hidden cards, for search bots.
+
+        The copy forgets everything that could reveal the real hidden cards (the
+        deal, the reshuffle orders, scripted future deals) and takes its future
+        randomness from ``rng``. ``unseen`` (the cards ``seat`` cannot see, sorted)
+        makes it check that the sample holds exactly those cards.
+        """
+        g = self.clone(rng=rng if rng is not None else np.random.default_rng())
+        for s in range(self.num_players):
+            if s == seat:
+                continue
+            cards = hands.get(s)
+            if cards is None or len(cards) != len(self.hands[s]):
+                raise ValueError(f"determinized: seat {s} holds {len(self.hands[s])} cards")
+            g.hands[s] = sorted(cards)
+        if len(stock) != len(self._stock):
+            raise ValueError(f"determinized: the stock holds {len(self._stock)} cards")
+        if unseen is not None:
+            sample = sorted([c for s, h in hands.items() if s != seat for c in h] + list(stock))
+            if sample != unseen:
+                raise ValueError("determinized: the sample is not the unseen cards")
+        g._stock = list(reversed(stock))
+        g._legal = None
+        g._deal = b""
+        g._reshuffles = []
+        g._deal_log = g._reshuffle_log = None
+        g._script_deals = []
+        g._script_reshuffles = []
+        g._deck_top = None
+        return g
+
     # ------------------------------------------------------------------ inspection
 
     def snapshot(self) -> dict[str, Any]:

@@ -4,7 +4,9 @@
 seat=None, rules=None, **options)`` after ``import craits_env``. The other seats
 are played by ``opponents`` (one per other seat, in seat order skipping the
 learner; a single spec is repeated): spec strings (``"random"``, see
-``agents.base``) or callables ``observation dict -> action``. ``seat=None`` draws
+``agents.base``) or callables ``observation -> action``. Opponents receive the
+seat's :class:`~craits_env.public.SeatView`, a mapping with the observation
+keys that also exposes the public state. ``seat=None`` draws
 the learner's seat at each reset from the seed.
 
 Observation and action spaces are the AEC environment's; the reward is the
@@ -17,7 +19,7 @@ convention) ends the episode with reward -1 and ``info["illegal_action"]``;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -37,7 +39,7 @@ class CraitsGymEnv(gymnasium.Env):
     def __init__(
         self,
         num_players: int = 4,
-        opponents: Sequence[str | Callable[[dict[str, np.ndarray]], int]] | str = "random",
+        opponents: Sequence[str | Callable[[Mapping[str, np.ndarray]], int]] | str = "random",
         seat: int | None = None,
         rules: Rules | None = None,
         render_mode: str | None = None,
@@ -46,7 +48,7 @@ class CraitsGymEnv(gymnasium.Env):
     ) -> None:
         from agents.base import make_agent
 
-        self.aec = raw_env(num_players, rules, render_mode, **options)
+        self.aec = raw_env(num_players, rules, render_mode, track_public=True, **options)
         n = self.aec.num_players
         if isinstance(opponents, str) or callable(opponents):
             opponents = [opponents] * (n - 1)
@@ -118,7 +120,7 @@ class CraitsGymEnv(gymnasium.Env):
             if agent == learner:
                 break
             opponent = self._by_seat[int(agent.rsplit("_", 1)[1])]
-            aec.step(opponent.act(aec.observe(agent)))
+            aec.step(opponent.act(aec.seat_view(agent)))
             reward += aec.rewards[learner]
         return reward
 
