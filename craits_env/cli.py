@@ -11,6 +11,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -46,6 +47,16 @@ def _positive_float(text: str) -> float:
 
 
 _RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an int >= 1")
+    return v
 
 
 def _rule_option(text: str) -> tuple[str, Any]:
@@ -160,6 +171,30 @@ def build_parser() -> argparse.ArgumentParser:
         "peers measured in the same run see experiments/bench_compare.py.",
     )
     _add_bench_args(envb)
+
+    tour = sub.add_parser(
+        "tournament",
+        help="a duplicate tournament between agents: table with CIs, ratings, head to head",
+        description="Duplicate tournament: each deal is played under every seat rotation (and, "
+        "with more specs than players, by every combination of PLAYERS specs) so that the luck "
+        "of the cards cancels. Writes DIR/results.json, .csv, .md and .png; games are saved as "
+        "they finish in DIR/games.jsonl, and rerunning the same command resumes.",
+    )
+    tour.add_argument(
+        "specs", nargs="+", metavar="SPEC",
+        help="agent specs: random, greedy, tactician, expert, pimc:N, ...",
+    )  # fmt: skip
+    tour.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
+    tour.add_argument("--deals", type=_positive_int, default=100, help="deals (default 100)")
+    tour.add_argument("--seed", type=int, default=0, help="seed of the whole table (default 0)")
+    tour.add_argument("--workers", type=_positive_int, default=1,
+                      help="parallel processes on this machine (default 1)")  # fmt: skip
+    tour.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                      help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
+    tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
+    tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
+    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_rule_args(tour)
     return parser
 
 
@@ -189,6 +224,8 @@ def _main(argv: Sequence[str] | None) -> int:
         except ValueError as e:
             parser.error(str(e))
         return 0
+    if args.command == "tournament":
+        return _tournament(args, parser)
     if args.command == "bench":
         if args.target is None:
             parser.error("bench needs a target: engine or env")
@@ -209,6 +246,63 @@ def _main(argv: Sequence[str] | None) -> int:
                 print(f"{k:>20}: {v}")
         return 0
     parser.error(f"unknown command {args.command!r}")
+
+
+def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from agents.base import make_agent
+    from experiments.tournament import (
+        TournamentConfig,
+        TournamentError,
+        results_in_order,
+        run_games,
+    )
+    from experiments.tournament_stats import summarize, write_outputs
+
+    rules = _rules_from(args, parser)
+    try:
+        config = TournamentConfig(tuple(args.specs), args.players, args.deals, args.seed, rules)
+        for spec in dict.fromkeys(args.specs):
+            make_agent(spec)  # an unknown spec or a missing checkpoint: one line, status 2
+    except ValueError as e:
+        parser.error(str(e))
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if args.no_progress:
+            return
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)
+        else:
+            bar.update(done - bar.n)
+
+    command = "craits tournament " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else ""
+    try:
+        games = run_games(config, args.out, workers=args.workers, use_ray=args.ray is not None,
+                          ray_address=args.ray or None, progress=progress)  # fmt: skip
+    except (TournamentError, ValueError) as e:
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        print(f"craits tournament: finished games are kept in {args.out}; rerun to resume",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: interrupted; finished games are kept in {args.out}; "
+              "rerun the same command to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    if bar is not None:
+        bar.close()
+    ordered = results_in_order(games, config)
+    summary = summarize(ordered, list(config.specs), config.seed)
+    title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
+    write_outputs(summary, config.to_dict(), args.out, title, command.strip())
+    print((args.out / "results.md").read_text(encoding="utf-8"))
+    return 0
 
 
 if __name__ == "__main__":

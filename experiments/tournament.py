@@ -1,0 +1,366 @@
+"""Duplicate tournaments between agent specs: planning, playing, resuming, parallel runs.
+
+Every *deal* (one seed: the first dealer and every hand's deck order) is played
+under every seat rotation of every line-up, so that the luck of the cards
+cancels (duplicate format). With as many specs as players there is one
+line-up; with more specs, every combination of ``players`` specs is a line-up.
+
+A game is a :class:`GameTask` (deal, line-up, rotation): its cards come from the
+deal's seed, its agents are seeded from the tournament seed and the task, so a
+game's result does not depend on which process plays it or when. Results are
+appended, one JSON line per game, to ``DIR/games.jsonl`` as they finish; an
+interrupted tournament rerun with the same arguments plays only what is missing.
+``experiments.tournament_stats`` turns the games into the tables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from craits_env import Game, Rules, action_str
+from craits_env.actions import PHASE_NAMES
+from craits_env.deck import deck_cards, draw_first_dealer, shuffled
+from craits_env.fileio import atomic_write_json
+from craits_env.public import PublicGame
+
+GAMES_FILE = "games.jsonl"
+CONFIG_FILE = "tournament.json"
+
+
+class TournamentError(Exception):
+    """A tournament cannot go on (an illegal action, a foreign results directory …)."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What defines a tournament: the same config gives the same table."""
+
+    specs: tuple[str, ...]
+    players: int
+    deals: int
+    seed: int
+    rules: Rules = field(default_factory=Rules)
+
+    def __post_init__(self) -> None:
+        if len(self.specs) < self.players:
+            raise ValueError(
+                f"{len(self.specs)} agent spec(s) for {self.players} players: give at least "
+                f"{self.players} (repeat a spec to seat it more than once)"
+            )
+        if self.deals < 1:
+            raise ValueError(f"deals: got {self.deals}, allowed an int >= 1")
+
+    def lineups(self) -> list[tuple[str, ...]]:
+        """The line-ups: the specs themselves, or every combination of ``players`` of them."""
+        if len(self.specs) == self.players:
+            return [self.specs]
+        return [tuple(c) for c in itertools.combinations(self.specs, self.players)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "specs": list(self.specs),
+            "players": self.players,
+            "deals": self.deals,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game: deal ``deal``, line-up ``lineup``, seat rotation ``rotation``."""
+
+    deal: int
+    lineup: int
+    rotation: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.deal}-{self.lineup}-{self.rotation}"
+
+
+def plan(config: TournamentConfig) -> list[GameTask]:
+    """Every game of the tournament, deal by deal (so partial results cover whole deals)."""
+    n_lineups = len(config.lineups())
+    return [
+        GameTask(d, lineup, r)
+        for d in range(config.deals)
+        for lineup in range(n_lineups)
+        for r in range(config.players)
+    ]
+
+
+def seats_of(lineup: Sequence[str], rotation: int) -> list[str]:
+    """The spec at each seat: seat ``s`` gets ``lineup[(s + rotation) % n]``."""
+    n = len(lineup)
+    return [lineup[(s + rotation) % n] for s in range(n)]
+
+
+def deal_cards(config: TournamentConfig, deal: int) -> tuple[int, list[bytes], int]:
+    """The first dealer, every hand's deck order and the reshuffle seed of a deal."""
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, deal, 0xDEA1]))
+    rules = config.rules
+    deck = deck_cards(rules.decks_for(config.players), rules.remove_kings_queens)
+    dealer = draw_first_dealer(rng, config.players, deck)
+    orders = [shuffled(deck, rng) for _ in rules.hand_sizes]
+    return dealer, orders, int(rng.integers(2**63))
+
+
+class GamePlayer:
+    """Plays tasks of one tournament; keeps one agent per spec and seat between games."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self._agents: dict[tuple[str, int], Agent] = {}
+        self._lineups = config.lineups()
+
+    def agent(self, spec: str, seat: int) -> Agent:
+        key = (spec, seat)
+        if key not in self._agents:
+            self._agents[key] = make_agent(spec)
+        return self._agents[key]
+
+    def play(self, task: GameTask) -> dict[str, Any]:
+        config = self.config
+        n = config.players
+        specs = seats_of(self._lineups[task.lineup], task.rotation)
+        dealer, orders, reshuffle_seed = deal_cards(config, task.deal)
+        game = Game(n, config.rules, dealer=dealer, deals=orders,
+                    rng=np.random.default_rng(reshuffle_seed))  # fmt: skip
+        public = PublicGame(game)
+        agents = []
+        for s, spec in enumerate(specs):
+            agent = self.agent(spec, s)
+            seq = np.random.SeedSequence([config.seed, task.deal, task.lineup, task.rotation, s])
+            agent.reset(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+            agents.append(agent)
+        views = public.views
+        decisions = 0
+        while not game.is_over:
+            p: int = game.current_player  # type: ignore[assignment]
+            action = agents[p].act(views[p])
+            legal = game.legal_actions()
+            if action not in legal:
+                raise TournamentError(
+                    f"agent {specs[p]!r} (seat {p}) returned illegal action {action!r} in game "
+                    f"{task.key} (deal {task.deal}), hand {game.hand_index + 1}, decision "
+                    f"{game.hand_decisions + 1}, phase {PHASE_NAMES[game.phase]}; legal: "
+                    + ", ".join(action_str(a) for a in legal)
+                )
+            public.apply(action)
+            decisions += 1
+        winners = game.winners()
+        return {
+            "key": task.key,
+            "deal": task.deal,
+            "lineup": task.lineup,
+            "rotation": task.rotation,
+            "specs": specs,
+            "scores": list(game.scores),
+            "hand_points": [list(h) for h in game.hand_points],
+            "winners": winners,
+            "decisions": decisions,
+        }
+
+
+# ----------------------------------------------------------------------------- storage
+
+
+class ResultStore:
+    """``DIR/games.jsonl``: one finished game per line, appended and flushed as games end."""
+
+    def __init__(self, out: Path, config: TournamentConfig) -> None:
+        self.out = out
+        self.path = out / GAMES_FILE
+        out.mkdir(parents=True, exist_ok=True)
+        config_path = out / CONFIG_FILE
+        if config_path.exists():
+            try:
+                stored = json.loads(config_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise TournamentError(f"{config_path}: unreadable ({e})") from None
+            if stored != config.to_dict():
+                raise TournamentError(
+                    f"{out} holds results of a different tournament ({config_path}); "
+                    "use another --out or delete it"
+                )
+        else:
+            atomic_write_json(config_path, config.to_dict())
+        self.games: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        with self.path.open("r", encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        good = []
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                game = json.loads(line)
+                key = game["key"]
+            except (ValueError, KeyError, TypeError):
+                if i >= len(lines) - 2:  # a line cut by a crash: dropped, replayed
+                    continue
+                raise TournamentError(f"{self.path}: line {i + 1} is corrupt") from None
+            self.games[key] = game
+            good.append(line)
+        # Rewrite without a torn last line, so appends start on a clean line.
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(g + "\n" for g in good), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def append(self, games: Iterable[dict[str, Any]]) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            for game in games:
+                f.write(json.dumps(game, separators=(",", ":")) + "\n")
+                self.games[game["key"]] = game
+            f.flush()
+            os.fsync(f.fileno())
+
+
+# ----------------------------------------------------------------------------- running
+
+_WORKER: GamePlayer | None = None
+
+
+def _init_worker(config_dict: dict[str, Any]) -> None:
+    global _WORKER
+    _WORKER = GamePlayer(config_from_dict(config_dict))
+
+
+def _play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    assert _WORKER is not None
+    return [_WORKER.play(GameTask(*t)) for t in tasks]
+
+
+def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
+    return TournamentConfig(
+        specs=tuple(d["specs"]),
+        players=d["players"],
+        deals=d["deals"],
+        seed=d["seed"],
+        rules=Rules.from_dict(d["rules"]),
+    )
+
+
+def _chunks(tasks: list[GameTask], size: int) -> Iterator[list[tuple[int, int, int]]]:
+    for i in range(0, len(tasks), size):
+        yield [(t.deal, t.lineup, t.rotation) for t in tasks[i : i + size]]
+
+
+def run_games(
+    config: TournamentConfig,
+    out: Path,
+    workers: int = 1,
+    ray_address: str | None = None,
+    use_ray: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Play every missing game of ``config`` (resuming from ``out``); all games by key."""
+    for spec in set(config.specs):
+        make_agent(spec)  # an unknown spec or a missing checkpoint fails here, before any game
+    store = ResultStore(out, config)
+    todo = [t for t in plan(config) if t.key not in store.games]
+    total = len(plan(config))
+    done = total - len(todo)
+    if progress:
+        progress(done, total)
+    if not todo:
+        return store.games
+    size = chunk or max(1, min(config.players * len(config.lineups()), 64))
+    chunks = list(_chunks(todo, size))
+
+    def record(games: list[dict[str, Any]]) -> None:
+        nonlocal done
+        store.append(games)
+        done += len(games)
+        if progress:
+            progress(done, total)
+
+    if use_ray:
+        _run_ray(config, chunks, ray_address, record)
+    elif workers <= 1:
+        player = GamePlayer(config)
+        for c in chunks:
+            record([player.play(GameTask(*t)) for t in c])
+    else:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(config.to_dict(),)) as pool:
+            try:
+                for games in pool.imap_unordered(_play_chunk, chunks):
+                    record(games)
+            except BaseException:
+                pool.terminate()
+                raise
+    return store.games
+
+
+def _run_ray(
+    config: TournamentConfig,
+    chunks: list[list[tuple[int, int, int]]],
+    address: str | None,
+    record: Callable[[list[dict[str, Any]]], None],
+) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise TournamentError("--ray needs Ray: pip install 'ray>=2.9'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                 ignore_reinit_error=True)  # fmt: skip
+    try:
+        config_dict = config.to_dict()
+
+        @ray.remote
+        def play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+            if _WORKER is None:
+                _init_worker(config_dict)
+            return _play_chunk(tasks)
+
+        pending = [play_chunk.remote(c) for c in chunks]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            try:
+                record(ray.get(ready[0]))
+            except ray.exceptions.RayTaskError as e:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                cause = e.cause if isinstance(e.cause, Exception) else e
+                raise TournamentError(str(cause).strip().splitlines()[-1]) from None
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def results_in_order(games: dict[str, dict[str, Any]], config: TournamentConfig) -> list[dict]:
+    """The games in plan order (deal, line-up, rotation), whatever order they finished in."""
+    return [games[t.key] for t in plan(config) if t.key in games]
+
+
+__all__ = [
+    "GamePlayer",
+    "GameTask",
+    "ResultStore",
+    "TournamentConfig",
+    "TournamentError",
+    "deal_cards",
+    "plan",
+    "results_in_order",
+    "run_games",
+    "seats_of",
+]

@@ -1,0 +1,199 @@
+"""craits tournament: duplicate deals, rotations, statistics, resume, workers, Ray, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent, register
+from craits_env import Rules
+from experiments.tournament import (
+    GAMES_FILE,
+    TournamentConfig,
+    TournamentError,
+    plan,
+    results_in_order,
+    run_games,
+    seats_of,
+)
+from experiments.tournament_stats import summarize
+
+SHORT = Rules(hand_sizes=(4, 2, 1))
+
+
+class _Illegal(RandomAgent):
+    name = "illegal"
+
+    def act(self, observation):  # type: ignore[no-untyped-def]
+        return 58 if observation.phase != 3 else 0  # never legal in that phase
+
+
+register("test-illegal", lambda arg, seed: _Illegal(seed))
+
+
+def config(
+    specs: tuple[str, ...], deals: int = 6, seed: int = 1, players: int = 3
+) -> TournamentConfig:
+    return TournamentConfig(specs, players, deals, seed, SHORT)
+
+
+def table(games: dict, cfg: TournamentConfig) -> dict:
+    return summarize(results_in_order(games, cfg), list(cfg.specs), cfg.seed)
+
+
+def test_each_deal_is_played_under_every_rotation(tmp_path: Path) -> None:
+    cfg = config(("random", "random", "random"), deals=3)
+    tasks = plan(cfg)
+    assert len(tasks) == 3 * 3
+    assert seats_of(("a", "b", "c"), 1) == ["b", "c", "a"]
+    games = run_games(cfg, tmp_path)
+    by_deal: dict[int, list[dict]] = {}
+    for g in games.values():
+        by_deal.setdefault(g["deal"], []).append(g)
+    for deal_games in by_deal.values():
+        assert sorted(g["rotation"] for g in deal_games) == [0, 1, 2]
+
+
+def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
+    from experiments.tournament import GamePlayer, GameTask
+
+    cfg = config(("random", "random", "random"), deals=2)
+    player = GamePlayer(cfg)
+    a = player.play(GameTask(1, 0, 0))
+    b = player.play(GameTask(1, 0, 2))
+    c = player.play(GameTask(0, 0, 0))
+    assert a["key"] != b["key"]
+    # Same deal: same first hand dealt (the engine is driven by the deal's deck orders).
+    from experiments.tournament import deal_cards
+
+    assert deal_cards(cfg, 1) == deal_cards(cfg, 1) != deal_cards(cfg, 0)
+    assert c["deal"] == 0
+
+
+def test_more_specs_than_players_plays_every_combination(tmp_path: Path) -> None:
+    cfg = TournamentConfig(("random", "a", "b", "c"), 3, 2, 0, SHORT)
+    assert len(cfg.lineups()) == 4
+    assert len(plan(cfg)) == 2 * 4 * 3
+    with pytest.raises(ValueError, match="at least 3"):
+        TournamentConfig(("random", "random"), 3, 2, 0, SHORT)
+
+
+def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
+    cfg = config(("random", "random", "random"), deals=8)
+    t1 = table(run_games(cfg, tmp_path / "a"), cfg)
+    t2 = table(run_games(cfg, tmp_path / "b", workers=2), cfg)
+    assert t1 == t2  # same seed, same table, whatever the number of workers
+    (agent,) = t1["agents"]
+    keys = ("spec", "games", "win_rate", "win_rate_ci", "mean_score", "mean_score_ci",
+            "rating_mu", "rating_sigma", "mean_hand_points", "mean_hand_points_ci")  # fmt: skip
+    assert set(keys) <= agent.keys()
+    assert agent["games"] == 8 * 3 * 3
+    lo, hi = agent["mean_score_ci"]
+    assert lo <= agent["mean_score"] <= hi
+    assert agent["win_rate"] == pytest.approx(1 / 3)
+    other = table(run_games(config(cfg.specs, deals=8, seed=2), tmp_path / "c"),
+                  config(cfg.specs, deals=8, seed=2))  # fmt: skip
+    assert other != t1
+
+
+def test_resume_after_interruption_gives_the_same_table(tmp_path: Path) -> None:
+    cfg = config(("random", "random", "random"), deals=6)
+    full = table(run_games(cfg, tmp_path / "full"), cfg)
+    out = tmp_path / "part"
+    calls = []
+
+    def stop_midway(done: int, total: int) -> None:
+        calls.append(done)
+        if done >= 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_games(cfg, out, progress=stop_midway)
+    kept = (out / GAMES_FILE).read_text().splitlines()
+    assert 6 <= len(kept) < 18
+    with (out / GAMES_FILE).open("a") as f:
+        f.write('{"key": "torn')  # a crash in the middle of a line
+    games = run_games(cfg, out)
+    lines = (out / GAMES_FILE).read_text().splitlines()
+    assert len(lines) == 18 and len({json.loads(x)["key"] for x in lines}) == 18
+    assert table(games, cfg) == full
+
+
+def test_results_directory_of_another_tournament_is_refused(tmp_path: Path) -> None:
+    run_games(config(("random", "random", "random"), deals=1), tmp_path)
+    with pytest.raises(TournamentError, match="different tournament"):
+        run_games(config(("random", "random", "random"), deals=2), tmp_path)
+
+
+def test_illegal_action_stops_cleanly_naming_agent_and_position(tmp_path: Path) -> None:
+    cfg = config(("random", "random", "test-illegal"), deals=2)
+    with pytest.raises(TournamentError, match=r"agent 'test-illegal' \(seat \d\).*game .*hand 1"):
+        run_games(cfg, tmp_path)
+    assert (tmp_path / "tournament.json").exists()
+
+
+def test_head_to_head_and_ratings_order() -> None:
+    games = [
+        {"deal": d, "specs": ["a", "b"], "scores": [10, 20], "winners": [0],
+         "hand_points": [[10, 20]], "decisions": 1}
+        for d in range(20)
+    ]  # fmt: skip
+    t = summarize(games, ["a", "b"], 0)
+    assert [a["spec"] for a in t["agents"]] == ["a", "b"]
+    assert t["head_to_head"]["a"]["b"] == 1.0 and t["head_to_head"]["b"]["a"] == 0.0
+    a, b = t["agents"]
+    assert a["rating_mu"] > b["rating_mu"] and a["win_rate"] == 1.0
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "craits_env.cli", "tournament", *args],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def test_cli_writes_every_output(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = run_cli("random", "random", "--players", "2", "--deals", "3", "--seed", "4",
+                   "-r", "hand_sizes=3,2", "--out", str(out), "--no-progress")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for name in ("results.json", "results.csv", "results.md", "results.png", "games.jsonl"):
+        assert (out / name).stat().st_size > 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["agents"][0]["spec"] == "random" and data["games"] == 6
+    assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["nobody", "random", "random", "random"], "unknown agent spec 'nobody'; known:"),
+        (["random"], "at least 4"),
+        (["random"] * 4 + ["--deals", "0"], "--deals"),
+    ],
+)
+def test_cli_bad_input_one_line(tmp_path: Path, args: list[str], fragment: str) -> None:
+    proc = run_cli(*args, "--out", str(tmp_path / "x"))
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and fragment in proc.stderr
+
+
+def test_ray_local_gives_the_same_table(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    cfg = config(("random", "random", "random"), deals=4)
+    local = table(run_games(cfg, tmp_path / "local"), cfg)
+    on_ray = table(run_games(cfg, tmp_path / "ray", use_ray=True), cfg)
+    assert on_ray == local
+
+
+def test_decisions_counted_and_seats_balanced(tmp_path: Path) -> None:
+    cfg = config(("random", "random", "random"), deals=2)
+    games = run_games(cfg, tmp_path)
+    seats = Counter(tuple(g["specs"]) for g in games.values())
+    assert sum(seats.values()) == 6
+    assert all(g["decisions"] > 0 for g in games.values())
+    assert np.isfinite([g["scores"] for g in games.values()]).all()
