@@ -11,6 +11,7 @@ heuristics by name, ``"pimc:N"``, later ``"ppo:PATH"``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,17 +47,17 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
+        self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = random.Random(seed)
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions_of(observation)
         if not legal:
             raise ValueError("RandomAgent.act: no legal action in this observation")
-        return int(legal[int(self._rng.integers(len(legal)))])
+        return int(legal[self._rng.randrange(len(legal))])
 
 
 class CallableAgent:

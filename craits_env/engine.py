@@ -127,6 +127,7 @@ class Game:
         "dealer",
         "direction",
         "discard",
+        "drawn",
         "extra_play",
         "first_dealer",
         "hand_decisions",
@@ -164,6 +165,7 @@ class Game:
     hand_points: list[tuple[int, ...]]
     went_out: list[int]
     hand_decisions: int
+    drawn: list[int]  # per seat, cards drawn so far in this hand (public)
     _stock: list[int]
     _hand_penalties: list[int]
     _pend_card: int
@@ -534,6 +536,7 @@ class Game:
             if not stock:
                 self._reshuffle(p)
             insort(hand, stock.pop())
+        self.drawn[p] += k
 
     def _reshuffle(self, p: int) -> None:
         """R10.1 / R10.2: the drawing player takes a shuffle pressure."""
@@ -611,6 +614,7 @@ class Game:
         self.went_out = []
         self.idiot_pending = [False] * n
         self._hand_penalties = [0] * n
+        self.drawn = [0] * n
         self.hand_decisions = 0
         self._pend_card = starter
         self._pend_ctx = _CTX_STARTER
@@ -710,6 +714,7 @@ class Game:
         g.hand_points = self.hand_points[:]
         g.went_out = self.went_out[:]
         g.hand_decisions = self.hand_decisions
+        g.drawn = self.drawn[:]
         g._stock = self._stock[:]
         g._hand_penalties = self._hand_penalties[:]
         g._pend_card = self._pend_card
@@ -813,6 +818,7 @@ class Game:
             "jack_run": self.jack_run,
             "one_card_penalty_pending": list(self.idiot_pending),
             "hand_decisions": self.hand_decisions,
+            "drawn": list(self.drawn),
             "winners": self.winners() if over else None,
             "rules": self.rules.to_dict(),
         }

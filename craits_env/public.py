@@ -30,67 +30,64 @@ _OBS_KEYS = ("observation", "action_mask")
 class PublicTracker:
     """Public inferences over one game, updated around every decision.
 
-    For each seat and suit, ``void_draws[seat][suit]`` is ``None`` (nothing
-    known) or the number of unknown cards the seat has drawn since it showed it
-    held no card of that suit (by drawing instead of playing, R3.3); the same for
-    8s and 9s in ``no_wild_draws`` and for aces and twos in the count in
-    ``no_count_draws``. Everything resets at each new hand.
+    A player who draws instead of playing (R3.3, without ``voluntary_draw``)
+    shows it holds no card of the active suit and no 8 or 9; one who takes the
+    count shows it holds no ace or two (R5.3). :meth:`void_draws` and friends
+    say how many unknown cards the player has drawn since (0: it still holds
+    none), or ``None`` when nothing is known. Everything resets at each new hand.
     """
 
     def __init__(self, game: Game) -> None:
-        n = game.num_players
-        self.num_players = n
+        self.num_players = game.num_players
+        self._game = game
         self._hand_index = -1
-        self.void_draws: list[list[int | None]] = []
-        self.no_wild_draws: list[int | None] = []
-        self.no_count_draws: list[int | None] = []
+        self._void_base: list[list[int | None]] = []
+        self._no_wild_base: list[int | None] = []
+        self._no_count_base: list[int | None] = []
         self.played: list[list[int]] = []
-        self._new_hand(game)
+        self._new_hand()
 
-    def _new_hand(self, game: Game) -> None:
+    def _new_hand(self) -> None:
         n = self.num_players
-        self._hand_index = game.hand_index
-        self.void_draws = [[None] * 4 for _ in range(n)]
-        self.no_wild_draws = [None] * n
-        self.no_count_draws = [None] * n
+        self._hand_index = self._game.hand_index
+        self._void_base = [[None] * 4 for _ in range(n)]
+        self._no_wild_base = [None] * n
+        self._no_count_base = [None] * n
         self.played = [[] for _ in range(n)]
 
     def apply(self, game: Game, action: int) -> None:
         """Apply ``action`` to ``game`` and record what it showed publicly."""
-        p = game.current_player
+        p: int = game.current_player  # type: ignore[assignment]
         phase = game.phase
         suit = game.active_suit
-        sizes = [len(h) for h in game.hands]
+        base = game.drawn[p]  # draws from here on are unknown cards
         game.apply(action)
         if game.hand_index != self._hand_index:
-            self._new_hand(game)
-            return
-        if p is None:
+            self._new_hand()
             return
         if action < NUM_CARDS:
             self.played[p].append(action)
-            sizes[p] -= 1
-        for s, hand in enumerate(game.hands):
-            drawn = len(hand) - sizes[s]
-            if drawn > 0:
-                self._drew(s, drawn)
-        if action == DRAW and not game.rules.voluntary_draw:
-            drawn_now = len(game.hands[p]) - sizes[p]
+        elif action == DRAW and not game.rules.voluntary_draw:
             if phase == _PLAY:  # no card of the active suit, no 8 or 9 (R3.1)
-                self.void_draws[p][suit] = max(drawn_now, 0)
-                self.no_wild_draws[p] = max(drawn_now, 0)
+                self._void_base[p][suit] = base
+                self._no_wild_base[p] = base
             elif phase == _COUNT:  # no ace or two (R5.3)
-                self.no_count_draws[p] = max(drawn_now, 0)
+                self._no_count_base[p] = base
 
-    def _drew(self, seat: int, k: int) -> None:
-        voids = self.void_draws[seat]
-        for s in range(4):
-            if voids[s] is not None:
-                voids[s] += k  # type: ignore[operator]
-        if self.no_wild_draws[seat] is not None:
-            self.no_wild_draws[seat] += k  # type: ignore[operator]
-        if self.no_count_draws[seat] is not None:
-            self.no_count_draws[seat] += k  # type: ignore[operator]
+    def void_draws(self, seat: int, suit: int) -> int | None:
+        """Cards ``seat`` drew since it showed no card of ``suit``; ``None`` if unknown."""
+        base = self._void_base[seat][suit]
+        return None if base is None else self._game.drawn[seat] - base
+
+    def no_wild_draws(self, seat: int) -> int | None:
+        """Cards ``seat`` drew since it showed no 8 or 9; ``None`` if unknown."""
+        base = self._no_wild_base[seat]
+        return None if base is None else self._game.drawn[seat] - base
+
+    def no_count_draws(self, seat: int) -> int | None:
+        """Cards ``seat`` drew since it showed no ace or two in the count; ``None`` if unknown."""
+        base = self._no_count_base[seat]
+        return None if base is None else self._game.drawn[seat] - base
 
 
 class PublicGame:
@@ -99,6 +96,7 @@ class PublicGame:
     def __init__(self, game: Game, encoder: ObservationEncoder | None = None) -> None:
         self.game = game
         self.tracker = PublicTracker(game)
+        self._apply = self.tracker.apply
         self._encoder = encoder
         self.views = [SeatView(self, s) for s in range(game.num_players)]
 
@@ -109,7 +107,7 @@ class PublicGame:
         return self._encoder
 
     def apply(self, action: int) -> None:
-        self.tracker.apply(self.game, action)
+        self._apply(self.game, action)
 
     def view(self, seat: int) -> SeatView:
         return self.views[seat]

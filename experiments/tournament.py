@@ -145,18 +145,20 @@ class GamePlayer:
             agents.append(agent)
         views = public.views
         decisions = 0
+        apply = public.apply
         while not game.is_over:
             p: int = game.current_player  # type: ignore[assignment]
             action = agents[p].act(views[p])
-            legal = game.legal_actions()
-            if action not in legal:
+            try:
+                apply(action)  # the engine rejects an illegal action and changes nothing
+            except ValueError:
+                legal = game.legal_actions()
                 raise TournamentError(
                     f"agent {specs[p]!r} (seat {p}) returned illegal action {action!r} in game "
                     f"{task.key} (deal {task.deal}), hand {game.hand_index + 1}, decision "
                     f"{game.hand_decisions + 1}, phase {PHASE_NAMES[game.phase]}; legal: "
                     + ", ".join(action_str(a) for a in legal)
-                )
-            public.apply(action)
+                ) from None
             decisions += 1
         winners = game.winners()
         return {

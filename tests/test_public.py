@@ -59,9 +59,10 @@ def test_tracker_records_suits_a_player_could_not_follow() -> None:
     assert g.current_player == 1 and g.legal_actions() == (DRAW,)
     pub.apply(DRAW)
     t = pub.tracker
-    assert t.void_draws[1][2] == 1  # hearts, one unknown card drawn since
-    assert t.no_wild_draws[1] == 1
-    assert t.void_draws[1][0] is None and t.void_draws[0] == [None] * 4
+    assert t.void_draws(1, 2) == 1  # hearts, one unknown card drawn since
+    assert t.no_wild_draws(1) == 1
+    assert t.void_draws(1, 0) is None and [t.void_draws(0, s) for s in range(4)] == [None] * 4
+    assert t.no_count_draws(1) is None
     pub.apply(parse_card("Kh"))  # player 0
     assert t.played[0] == [parse_card("Kh")]
 
