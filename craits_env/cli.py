@@ -192,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                       help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
     tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
+    tour.add_argument(
+        "--schedule", choices=("all", "cycle"), default="all",
+        help="with more specs than players: every line-up on every deal (all, default) or one "
+        "line-up per deal in turn (cycle: 1/L of the games)",
+    )  # fmt: skip
     tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_rule_args(tour)
@@ -260,7 +265,9 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
     rules = _rules_from(args, parser)
     try:
-        config = TournamentConfig(tuple(args.specs), args.players, args.deals, args.seed, rules)
+        config = TournamentConfig(
+            tuple(args.specs), args.players, args.deals, args.seed, rules, args.schedule
+        )
         for spec in dict.fromkeys(args.specs):
             make_agent(spec)  # an unknown spec or a missing checkpoint: one line, status 2
     except ValueError as e:

@@ -32,6 +32,7 @@ from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
 from craits_env.public import PublicGame
 
+SCHEDULES = ("all", "cycle")
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
 
@@ -49,8 +50,14 @@ class TournamentConfig:
     deals: int
     seed: int
     rules: Rules = field(default_factory=Rules)
+    schedule: str = "all"
+    """With more specs than players: "all" plays every line-up on every deal; "cycle" plays
+    line-up ``deal % L`` on deal ``deal`` (each deal still under every rotation), so every
+    line-up gets an equal share of the deals for 1/L of the games."""
 
     def __post_init__(self) -> None:
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule: got {self.schedule!r}, allowed 'all', 'cycle'")
         if len(self.specs) < self.players:
             raise ValueError(
                 f"{len(self.specs)} agent spec(s) for {self.players} players: give at least "
@@ -66,13 +73,16 @@ class TournamentConfig:
         return [tuple(c) for c in itertools.combinations(self.specs, self.players)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "specs": list(self.specs),
             "players": self.players,
             "deals": self.deals,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
         }
+        if self.schedule != "all":
+            d["schedule"] = self.schedule
+        return d
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,12 @@ class GameTask:
 def plan(config: TournamentConfig) -> list[GameTask]:
     """Every game of the tournament, deal by deal (so partial results cover whole deals)."""
     n_lineups = len(config.lineups())
+    if config.schedule == "cycle":
+        return [
+            GameTask(d, d % n_lineups, r)
+            for d in range(config.deals)
+            for r in range(config.players)
+        ]
     return [
         GameTask(d, lineup, r)
         for d in range(config.deals)
@@ -253,6 +269,7 @@ def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
         deals=d["deals"],
         seed=d["seed"],
         rules=Rules.from_dict(d["rules"]),
+        schedule=d.get("schedule", "all"),
     )
 
 

@@ -80,6 +80,12 @@ def test_more_specs_than_players_plays_every_combination(tmp_path: Path) -> None
     cfg = TournamentConfig(("random", "a", "b", "c"), 3, 2, 0, SHORT)
     assert len(cfg.lineups()) == 4
     assert len(plan(cfg)) == 2 * 4 * 3
+    cycle = TournamentConfig(("random", "a", "b", "c"), 3, 8, 0, SHORT, schedule="cycle")
+    tasks = plan(cycle)
+    assert len(tasks) == 8 * 3
+    assert [t.lineup for t in tasks[::3]] == [0, 1, 2, 3, 0, 1, 2, 3]
+    with pytest.raises(ValueError, match="schedule"):
+        TournamentConfig(("random", "a", "b", "c"), 3, 8, 0, SHORT, schedule="some")
     with pytest.raises(ValueError, match="at least 3"):
         TournamentConfig(("random", "random"), 3, 2, 0, SHORT)
 
