@@ -1,18 +1,32 @@
 """Craits agents: the protocol and registry (:mod:`agents.base`) and the built-in bots.
 
-Importing the package registers the heuristic ladder, so that after ``import
-agents`` the specs ``"greedy"``, ``"tactician"`` and ``"expert"`` work with
-:func:`agents.base.make_agent` (``"random"`` is built into the registry).
+Importing the package registers the heuristic ladder and the search bot, so
+that after ``import agents`` the specs ``"greedy"``, ``"tactician"``,
+``"expert"`` (:mod:`agents.heuristics`) and ``"pimc"`` / ``"pimc:N"``
+(:mod:`agents.pimc`) work with :func:`agents.base.make_agent` (``"random"`` is
+built into the registry).
 """
 
 from __future__ import annotations
 
-from .base import register
+from collections.abc import Callable
+
+from .base import Agent, register
 from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
 
+
+def _factory(cls: type[GreedyAgent]) -> Callable[[str, int | None], Agent]:
+    def make(arg: str, seed: int | None) -> Agent:
+        if arg:
+            raise ValueError(f"agent spec {cls.name!r} takes no argument, got {cls.name}:{arg}")
+        return cls(seed)
+
+    return make
+
+
 for _cls in (GreedyAgent, TacticianAgent, ExpertAgent):
-    register(_cls.name, lambda arg, seed, cls=_cls: cls(seed))
+    register(_cls.name, _factory(_cls))
 
 __all__ = ["ExpertAgent", "GreedyAgent", "TacticianAgent"]
 
-from . import pimc as _pimc  # noqa: E402  registers "pimc" and "pimc:N"
+from . import pimc as _pimc  # noqa: E402, F401  registers "pimc" and "pimc:N"
