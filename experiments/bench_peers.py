@@ -98,6 +98,14 @@ INSTALL_HINT = "pip install -e .[bench]"
 PeerResult = dict[str, Any]
 
 
+def _apply_chance(state: Any, choices: Callable[..., list[Any]]) -> None:
+    """Resolve an OpenSpiel chance node by sampling its outcome distribution."""
+    outcomes = state.chance_outcomes()
+    actions = [action for action, _prob in outcomes]
+    weights = [prob for _action, prob in outcomes]
+    state.apply_action(choices(actions, weights=weights)[0])
+
+
 def _dist_version(*names: str) -> str | None:
     """Installed version of the first distribution found among ``names``."""
     for name in names:
@@ -171,10 +179,7 @@ def bench_openspiel_crazy_eights(seconds: float, seed: int = 0) -> PeerResult | 
     while True:
         for _ in range(CHECK_EVERY):
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                actions = [action for action, _prob in outcomes]
-                weights = [prob for _action, prob in outcomes]
-                state.apply_action(choices(actions, weights=weights)[0])
+                _apply_chance(state, choices)
                 chance_steps += 1
             else:
                 state.apply_action(choice(state.legal_actions()))
@@ -388,10 +393,7 @@ def bench_openspiel_c8_obs(seconds: float, seed: int = 0) -> PeerResult | None:
     while True:
         for _ in range(CHECK_EVERY):
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                actions = [action for action, _prob in outcomes]
-                weights = [prob for _action, prob in outcomes]
-                state.apply_action(choices(actions, weights=weights)[0])
+                _apply_chance(state, choices)
                 chance_steps += 1
             else:
                 player = state.current_player()
