@@ -127,3 +127,10 @@ def test_vector_envs(vector_cls: type) -> None:
         assert episodes >= 2
     finally:
         venv.close()
+
+
+def test_bot_opponents_by_spec() -> None:
+    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents=["greedy", "expert", "pimc:4"],
+                         seat=0, rules=Rules(hand_sizes=(4, 2)))  # fmt: skip
+    _, steps, _ = play(env, 11)
+    assert env.unwrapped.aec.game.is_over and steps >= 1
