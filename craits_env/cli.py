@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -285,7 +286,7 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         else:
             bar.update(done - bar.n)
 
-    command = "craits tournament " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else ""
+    command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     try:
         games = run_games(config, args.out, workers=args.workers, use_ray=args.ray is not None,
                           ray_address=args.ray or None, progress=progress)  # fmt: skip
