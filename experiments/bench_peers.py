@@ -81,6 +81,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import sys
@@ -287,54 +288,35 @@ def _env_result(
     }
 
 
-def bench_pz_texas_holdem(seconds: float, seed: int = 0) -> PeerResult | None:
-    """PettingZoo ``texas_holdem_v4.env()`` through the AEC loop; ``None`` if not importable."""
+def _bench_pz_classic(
+    module: str, name: str, backend: str, seconds: float, seed: int
+) -> PeerResult | None:
+    """A PettingZoo classic env (``pettingzoo.classic.<module>.env()``) through the AEC loop."""
     try:
         with warnings.catch_warnings():
             # The module-level "use pettingzoo.make" DeprecationWarning; the env is the same.
             warnings.simplefilter("ignore", DeprecationWarning)
-            from pettingzoo.classic import texas_holdem_v4
-
-        env = texas_holdem_v4.env()
+            env_module = importlib.import_module(f"pettingzoo.classic.{module}")
+        env = env_module.env()  # hanabi imports Shimmy and OpenSpiel here
     except (ImportError, _DependencyNotInstalled):
         return None
-
     players = len(env.possible_agents)
     steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=True)
     return _env_result(
-        "pz_texas_holdem",
-        _dist_version("pettingzoo"),
-        steps,
-        games,
-        elapsed,
-        backend="rlcard " + str(_dist_version("rlcard")),
-        players=players,
+        name, _dist_version("pettingzoo"), steps, games, elapsed, backend=backend, players=players
     )
+
+
+def bench_pz_texas_holdem(seconds: float, seed: int = 0) -> PeerResult | None:
+    """PettingZoo ``texas_holdem_v4.env()`` through the AEC loop; ``None`` if not importable."""
+    backend = "rlcard " + str(_dist_version("rlcard"))
+    return _bench_pz_classic("texas_holdem_v4", "pz_texas_holdem", backend, seconds, seed)
 
 
 def bench_pz_hanabi(seconds: float, seed: int = 0) -> PeerResult | None:
     """PettingZoo ``hanabi_v5.env()`` through the AEC loop; ``None`` if not importable."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            from pettingzoo.classic import hanabi_v5
-
-        # Shimmy and OpenSpiel are imported when the env is built.
-        env = hanabi_v5.env()
-    except (ImportError, _DependencyNotInstalled):
-        return None
-
-    players = len(env.possible_agents)
-    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=True)
-    return _env_result(
-        "pz_hanabi",
-        _dist_version("pettingzoo"),
-        steps,
-        games,
-        elapsed,
-        backend="open_spiel " + str(_dist_version("open_spiel", "open-spiel")),
-        players=players,
-    )
+    backend = "open_spiel " + str(_dist_version("open_spiel", "open-spiel"))
+    return _bench_pz_classic("hanabi_v5", "pz_hanabi", backend, seconds, seed)
 
 
 def bench_shimmy_crazy_eights(seconds: float, seed: int = 0) -> PeerResult | None:
