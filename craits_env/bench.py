@@ -53,36 +53,63 @@ def bench_engine(
     }
 
 
-def bench_env(
-    seconds: float, num_players: int = 4, rules: Rules | None = None, seed: int = 0
-) -> dict[str, Any]:
-    """The standard AEC loop over full games of ``craits_v0.env()`` (the wrapped environment):
-    ``last()``, a uniformly random action among the mask's legal ones, ``step()``."""
+CHECK_EVERY = 256  # steps between clock checks in run_aec_loop
+
+
+def run_aec_loop(
+    env: Any, seconds: float, seed: int, *, mask_in_obs: bool = True
+) -> tuple[int, int, float]:
+    """The standard AEC loop with a uniformly random masked policy; ``(steps, games, seconds)``.
+
+    ``last()``; a uniformly random action among the mask's legal ones (``obs["action_mask"]``,
+    or ``info["action_mask"]`` with ``mask_in_obs=False``); ``step()``. The env is reset with
+    ``seed`` once, then without a seed after each episode. ``steps`` counts the steps that took
+    an action; the clock is checked after every game and every ``CHECK_EVERY`` steps, and a game
+    cut by the deadline counts its steps but not as a game. Used for Craits and for every peer.
+    """
     import numpy as np
 
-    from . import craits_v0
-
-    env = craits_v0.env(num_players=num_players, rules=rules)
-    policy = random.Random(seed)
+    flatnonzero = np.flatnonzero
+    randrange = random.Random(seed).randrange
     steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
+    out_of_time = False
     env.reset(seed=seed)
     while True:
         for _agent in env.agent_iter():
-            obs, _reward, termination, truncation, _info = env.last()
+            obs, _reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[policy.randrange(len(legal))])
-                steps += 1
+                mask = obs["action_mask"] if mask_in_obs else info["action_mask"]
+                legal = flatnonzero(mask)
+                action = int(legal[randrange(len(legal))])
             env.step(action)
+            if action is not None:
+                steps += 1
+                if steps % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+                    out_of_time = True
+                    break
+        if out_of_time:
+            break
         games += 1
         if time.perf_counter() >= deadline:
             break
-        env.reset()  # seeded once; later games continue the environment's generator
+        env.reset()  # seeded once; later episodes continue the env's generator
     elapsed = time.perf_counter() - start
+    env.close()
+    return steps, games, elapsed
+
+
+def bench_env(
+    seconds: float, num_players: int = 4, rules: Rules | None = None, seed: int = 0
+) -> dict[str, Any]:
+    """:func:`run_aec_loop` over full games of ``craits_v0.env()`` (the wrapped environment)."""
+    from . import craits_v0
+
+    env = craits_v0.env(num_players=num_players, rules=rules)
+    steps, games, elapsed = run_aec_loop(env, seconds, seed)
     return {
         "bench": "env",
         "num_players": num_players,
@@ -91,7 +118,7 @@ def bench_env(
         "steps": steps,
         "steps_per_s": round(steps / elapsed, 1),
         "games_per_s": round(games / elapsed, 3),
-        "steps_per_game": round(steps / games, 1),
+        "steps_per_game": round(steps / games, 1) if games else None,
     }
 
 

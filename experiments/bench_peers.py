@@ -91,6 +91,8 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
+from craits_env.bench import run_aec_loop
+
 # Check the clock once per this many engine steps.
 CHECK_EVERY = 256
 
@@ -229,50 +231,6 @@ except ImportError:  # gymnasium is a core dependency; this only keeps the modul
         pass
 
 
-def _run_aec(env: Any, seconds: float, seed: int, *, mask_in_obs: bool) -> tuple[int, int, float]:
-    """Random-policy self-play through the standard AEC loop; ``(steps, games, seconds)``.
-
-    ``mask_in_obs`` selects where the env puts its action mask: ``obs["action_mask"]`` or
-    ``info["action_mask"]``.
-    """
-    import numpy as np
-
-    flatnonzero = np.flatnonzero
-    rng = random.Random(seed)
-    randrange = rng.randrange
-
-    steps = 0
-    games = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    out_of_time = False
-    env.reset(seed=seed)
-    while True:
-        for _agent in env.agent_iter():
-            obs, _rew, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                mask = obs["action_mask"] if mask_in_obs else info["action_mask"]
-                legal = flatnonzero(mask)
-                action = int(legal[randrange(len(legal))])
-            env.step(action)
-            if action is not None:
-                steps += 1
-                if steps % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
-                    out_of_time = True
-                    break
-        if out_of_time:
-            break
-        games += 1
-        if time.perf_counter() >= deadline:
-            break
-        env.reset()  # seeded once; later episodes continue the env's generator
-    elapsed = time.perf_counter() - start
-    env.close()
-    return steps, games, elapsed
-
-
 def _env_result(
     name: str, version: str | None, steps: int, games: int, elapsed: float, **extra: Any
 ) -> PeerResult:
@@ -301,7 +259,7 @@ def _bench_pz_classic(
     except (ImportError, _DependencyNotInstalled):
         return None
     players = len(env.possible_agents)
-    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=True)
+    steps, games, elapsed = run_aec_loop(env, seconds, seed, mask_in_obs=True)
     return _env_result(
         name, _dist_version("pettingzoo"), steps, games, elapsed, backend=backend, players=players
     )
@@ -329,7 +287,7 @@ def bench_shimmy_crazy_eights(seconds: float, seed: int = 0) -> PeerResult | Non
 
     env = OpenSpielCompatibilityV0(env=pyspiel.load_game("crazy_eights"))
     players = len(env.possible_agents)
-    steps, games, elapsed = _run_aec(env, seconds, seed, mask_in_obs=False)
+    steps, games, elapsed = run_aec_loop(env, seconds, seed, mask_in_obs=False)
     return _env_result(
         "shimmy_crazy_eights",
         _dist_version("shimmy", "Shimmy"),
