@@ -1,5 +1,7 @@
 # Two commands do everything on a fresh machine:
-#   make run    set up .venv if needed, then run the main job on its built-in defaults
+#   make run    set up .venv if needed, then run the main job on its built-in defaults:
+#               train the default PPO agent (~30 min on 2 CPU cores) and print its tournament
+#               table against the heuristic bots
 #   make test   set up .venv if needed, then lint and run the test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,7 +11,7 @@ STAMP := $(VENV)/.installed
 # (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run test lint bench bench-peers install clean
+.PHONY: run demo test lint bench bench-peers install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +22,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
+	$(VENV)/bin/craits train
+
+demo: $(STAMP)
 	$(VENV)/bin/craits demo
 
 test: $(STAMP)

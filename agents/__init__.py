@@ -2,8 +2,9 @@
 
 Importing the package registers the heuristic ladder and the search bot, so
 that after ``import agents`` the specs ``"greedy"``, ``"tactician"``,
-``"expert"`` (:mod:`agents.heuristics`) and ``"pimc"`` / ``"pimc:N"``
-(:mod:`agents.pimc`) work with :func:`agents.base.make_agent` (``"random"`` is
+``"expert"`` (:mod:`agents.heuristics`), ``"pimc"`` / ``"pimc:N"``
+(:mod:`agents.pimc`) and ``"ppo:PATH"`` (:mod:`agents.ppo`, a checkpoint of
+``craits train``) work with :func:`agents.base.make_agent` (``"random"`` is
 built into the registry).
 """
 
@@ -30,3 +31,4 @@ for _cls in (GreedyAgent, TacticianAgent, ExpertAgent):
 __all__ = ["ExpertAgent", "GreedyAgent", "TacticianAgent"]
 
 from . import pimc as _pimc  # noqa: E402, F401  registers "pimc" and "pimc:N"
+from . import ppo as _ppo  # noqa: E402, F401  registers "ppo:PATH" (torch loads lazily)

@@ -1,6 +1,13 @@
 """Perfect Information Monte Carlo search (PIMC): determinize, roll out, pick the best mean.
 
-At a decision with more than one legal action, :class:`PIMCAgent` repeats:
+:class:`PIMCAgent` plays the expert heuristic's move (its *prior*,
+:class:`agents.heuristics.ExpertAgent`) and searches the decisions where search
+is accurate: the end of a hand, once some player holds ``endgame`` (default 3)
+cards or fewer. There the rest of the hand is short, so rollouts with a fast
+policy predict it well; earlier, a rollout is dozens of moves of a crude policy
+and its noise costs more than it teaches (measured: searching every decision at
+64 rollouts was level with the expert; searching the end of hands at 128
+rollouts beat it by about 7 points a game). At a searched decision it repeats:
 
 1. **Sample the hidden cards** consistently with everything public (R11): the
    seat's :meth:`~craits_env.public.SeatView.unseen_cards` are dealt to the
@@ -18,20 +25,22 @@ At a decision with more than one legal action, :class:`PIMCAgent` repeats:
    The value of a rollout is the mean of the opponents' points for the hand
    minus the seat's own points (``Game.hand_points``, penalties included).
 
-The action with the best mean value wins (ties: the lowest action id) if it
-beats the rollout policy's own choice by more than ``margin`` (default 1)
-standard errors of their paired difference over the samples; otherwise the
-rollout policy's choice is kept. That keeps small budgets from trading a
-sound heuristic move for noise (measured: at 64 rollouts, margin 1 beat
-margin 0 clearly). The budget ``simulations`` is the number of rollouts per
-decision: the number of samples is ``max(1, simulations // len(legal))``; with
-a single sample the rollout policy's choice is played. A one-card declaration
-is always DECLARE (silence can only cost, R7.1) and a single legal action is
-returned at once, without search.
+The action with the best mean value is played (ties: the lowest action id) if
+it beats the prior's choice by more than ``margin`` (default 1) standard
+errors of their paired difference over the samples; otherwise the prior's
+choice is kept, so small budgets do not trade a sound move for noise. The
+budget ``simulations`` is the number of rollouts per searched decision: the
+number of samples is ``max(1, simulations // len(legal))``; with a single
+sample the prior's choice is played. A one-card declaration is always DECLARE
+(silence can only cost, R7.1) and a single legal action is returned at once.
+``endgame=None`` searches every decision; ``prior=None`` searches every
+decision with the rollout policy's own choice as the default (the first
+version of this bot, ``PIMCAgent(64, prior=None)``).
 
 The agent only reads the view's public attributes, its own hand,
 ``unseen_cards()``, ``tracker`` and ``determinize()`` — never the live game.
-Spec strings: ``"pimc"`` (default budget) and ``"pimc:N"``.
+Spec strings: ``"pimc"`` (default budget) and ``"pimc:N"`` (N rollouts per
+searched decision).
 """
 
 from __future__ import annotations
@@ -47,10 +56,13 @@ from craits_env.public import PublicTracker, SeatView
 from craits_env.scoring import CARD_POINTS, score_ranks
 
 from .base import Agent, Observation, legal_actions_of, register
+from .heuristics import ExpertAgent
 
-DEFAULT_SIMULATIONS = 64
-"""Rollouts per decision for ``"pimc"``: about 6 ms a decision with 2 players and 11 ms
-with 4 (standard rules, one core of the development machine)."""
+DEFAULT_SIMULATIONS = 128
+"""Rollouts per searched decision for ``"pimc"`` (timings: ``experiments/bench_tournament.py``)."""
+
+ENDGAME = 3
+"""Search once some player holds this many cards or fewer (``None``: every decision)."""
 
 MARGIN = 1.0
 """Standard errors by which an action must beat the rollout policy's own choice."""
@@ -119,6 +131,7 @@ def rollout_value(
     hand: int,
     policy: RolloutPolicy = greedy_rollout_action,
     max_decisions: int = MAX_ROLLOUT_DECISIONS,
+    others: float = 1.0,
 ) -> float:
     """Play ``game`` (modified in place) to the end of hand number ``hand`` with ``policy`` for
     every seat; the mean of the opponents' points for that hand minus ``seat``'s (higher is
@@ -135,7 +148,7 @@ def rollout_value(
         points = [score_ranks([RANK_OF[c] for c in h], rules) for h in game.hands]
     n = len(points)
     own = points[seat]
-    return (sum(points) - own) / (n - 1) - own
+    return others * (sum(points) - own) / (n - 1) - own
 
 
 # ---------------------------------------------------------------------------- sampling
@@ -292,8 +305,15 @@ class PIMCAgent:
         seed: seeds the sampling and the rollouts' reshuffles; ``reset(seed)`` reseeds.
         rollout: the policy that plays every seat in the rollouts; it acts on a
             determinized engine copy, never on the real game.
-        margin: standard errors by which the best action must beat the rollout
-            policy's choice to be played instead of it.
+        margin: standard errors by which the best action must beat the prior's
+            choice to be played instead of it.
+        prior: the agent whose move is played where there is no search and
+            kept unless search finds a clearly better one; default a new
+            :class:`~agents.heuristics.ExpertAgent`; ``None``: the rollout policy.
+        endgame: search once some player holds at most this many cards;
+            ``None`` (or no prior) searches every decision.
+        others: weight of the opponents' mean points in a rollout's value
+            (1: the hand's relative result; 0: own points only).
     """
 
     def __init__(
@@ -302,17 +322,29 @@ class PIMCAgent:
         seed: int | None = None,
         rollout: RolloutPolicy = greedy_rollout_action,
         margin: float = MARGIN,
+        prior: Agent | str | None = "expert",
+        endgame: int | None = ENDGAME,
+        others: float = 1.0,
     ) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations: got {simulations!r}, expected a positive integer")
         self.simulations = simulations
         self.rollout = rollout
         self.margin = margin
+        if prior == "expert":
+            prior = ExpertAgent()
+        if isinstance(prior, str):
+            raise ValueError(f"prior: got {prior!r}, expected 'expert', an agent or None")
+        self.prior = prior
+        self.others = others
+        self.endgame = endgame
         self.name = "pimc" if simulations == DEFAULT_SIMULATIONS else f"pimc:{simulations}"
         self._random = random.Random(seed)
         self._np_rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
+        if self.prior is not None:
+            self.prior.reset(seed)
         if seed is not None:
             self._random = random.Random(seed)
             self._np_rng = np.random.default_rng(seed)
@@ -330,6 +362,9 @@ class PIMCAgent:
                 "PIMCAgent.act needs a craits_env.public.SeatView, got "
                 + type(observation).__name__
             )
+        prior, endgame = self.prior, self.endgame
+        if prior is not None and endgame is not None and min(observation.hand_sizes) > endgame:
+            return int(prior.act(observation))
         return self._search(observation, [int(a) for a in legal])
 
     def action_values(self, view: SeatView) -> dict[int, float]:
@@ -370,12 +405,16 @@ class PIMCAgent:
             hands, stock = sample_hidden(unseen, sizes, caps, self._random)
             root = view.determinize(hands, stock, np_rng)
             if k == 0:
-                default = legal.index(rollout(root))  # the policy only reads the game
+                if self.prior is not None:
+                    default = legal.index(self.prior.act(view))
+                else:
+                    default = legal.index(rollout(root))  # the policy only reads the game
             row = []
+            others = self.others
             for action in legal:
                 g = root.clone(rng=np_rng)
                 g.apply(action)
-                row.append(rollout_value(g, seat, hand, rollout))
+                row.append(rollout_value(g, seat, hand, rollout, others=others))
             values.append(row)
         return values, default
 

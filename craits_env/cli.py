@@ -200,7 +200,60 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tour.add_argument(
+        "--record", type=Path, default=None, metavar="FILE",
+        help="also save every game as a game record (JSON Lines, in plan order; see craits "
+        "replay)",
+    )  # fmt: skip
     _add_rule_args(tour)
+
+    play = sub.add_parser(
+        "play",
+        help="play a game in the terminal against bots",
+        description="Play Craits in the terminal against bots: your hand is numbered; type a "
+        "card (7c, 7♣) or its number, draw, a suit (h, hearts) when you call one, declare or "
+        "silent after playing down to one card, help, or quit. Reads moves from standard input "
+        "(a terminal or a pipe). Exit status: 0 when the game ends or you quit, 1 when the "
+        "input ends first, 2 for bad arguments.",
+    )
+    play.add_argument(
+        "--opponents", "-o", nargs="+", required=True, metavar="SPEC",
+        help="one agent spec per opponent (1 to 9): random, greedy, tactician, expert, pimc:N, "
+        "...; players = 1 + opponents",
+    )  # fmt: skip
+    play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat (default 0)")
+    play.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of the cards and the bots (default: a fresh one, printed)",
+    )
+    play.add_argument("--record", type=Path, default=None, metavar="FILE",
+                      help="append the game (finished or not) to this record file")  # fmt: skip
+    play.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours: on a terminal only (auto, default), always or never",
+    )
+    _add_rule_args(play)
+
+    rep = sub.add_parser(
+        "replay",
+        help="re-run game records through the engine and show them",
+        description="Re-run a game record file (JSON Lines, one game per line) through the "
+        "engine and check that the replayed scores equal the recorded ones. One game (--game, "
+        "or a file of one game) is told decision by decision; a file of several games is "
+        "checked one line per game. A corrupt or foreign record is a one-line error naming the "
+        "line (exit status 2).",
+    )
+    rep.add_argument("file", type=Path, metavar="FILE", help="a game record file")
+    rep.add_argument("--game", type=_positive_int, default=None, metavar="I",
+                     help="show game I of the file in full (counting from 1)")  # fmt: skip
+    rep.add_argument("--step", action="store_true",
+                     help="wait for Enter after each decision (q stops)")  # fmt: skip
+    _add_train_parser(sub)
     return parser
 
 
@@ -232,6 +285,12 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     if args.command == "tournament":
         return _tournament(args, parser)
+    if args.command == "play":
+        return _play(args, parser)
+    if args.command == "replay":
+        return _replay(args)
+    if args.command == "train":
+        return _train(args, parser)
     if args.command == "bench":
         if args.target is None:
             parser.error("bench needs a target: engine or env")
@@ -257,14 +316,18 @@ def _main(argv: Sequence[str] | None) -> int:
 def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from agents.base import make_agent
     from experiments.tournament import (
+        GAMES_FILE,
         TournamentConfig,
         TournamentError,
+        collect_records,
         results_in_order,
         run_games,
     )
     from experiments.tournament_stats import summarize, write_outputs
 
     rules = _rules_from(args, parser)
+    if args.record is not None and args.record.resolve() == (args.out / GAMES_FILE).resolve():
+        parser.error(f"--record {args.record} would overwrite the tournament's own {GAMES_FILE}")
     try:
         config = TournamentConfig(
             tuple(args.specs), args.players, args.deals, args.seed, rules, args.schedule
@@ -289,8 +352,13 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     try:
         games = run_games(config, args.out, workers=args.workers, use_ray=args.ray is not None,
-                          ray_address=args.ray or None, progress=progress)  # fmt: skip
-    except (TournamentError, ValueError) as e:
+                          ray_address=args.ray or None, progress=progress,
+                          record=args.record is not None)  # fmt: skip
+        if args.record is not None:
+            from .records import write_records
+
+            write_records(args.record, collect_records(config, args.out, games))
+    except (TournamentError, ValueError, OSError) as e:
         if bar is not None:
             bar.close()
         print(f"craits tournament: error: {e}", file=sys.stderr)
@@ -310,6 +378,114 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
     write_outputs(summary, config.to_dict(), args.out, title, command.strip())
     print((args.out / "results.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def _lenient_stdio() -> None:
+    """Undecodable input and unencodable output become replacement characters, not errors."""
+    for stream in (sys.stdin, sys.stdout):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
+def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .play import PlaySession
+    from .terminal import Terminal
+
+    rules = _rules_from(args, parser)
+    _lenient_stdio()
+    color = {"auto": None, "always": True, "never": False}[args.color]
+    terminal = Terminal(sys.stdout, sys.stdin, color)
+    try:
+        session = PlaySession(args.opponents, terminal, seat=args.seat, seed=args.seed,
+                              rules=rules, record=args.record)  # fmt: skip
+    except ValueError as e:
+        parser.error(str(e))
+    try:
+        return session.run()
+    except OSError as e:  # e.g. the record file cannot be written
+        print(f"craits play: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .records import RecordError
+    from .replay_view import show_replay
+    from .terminal import Terminal
+
+    _lenient_stdio()
+    try:
+        return show_replay(args.file, Terminal(sys.stdout, sys.stdin), game=args.game,
+                           step=args.step)  # fmt: skip
+    except RecordError as e:
+        print(f"craits replay: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _add_train_parser(sub: Any) -> None:
+    train = sub.add_parser(
+        "train",
+        help="train a masked PPO agent by self-play; TensorBoard logs, checkpoints, final table",
+        description="Masked PPO self-play against an opponent pool (the current network, frozen "
+        "past snapshots, heuristic bots). Writes TensorBoard event files, DIR/checkpoints/*.pt "
+        "and DIR/final.pt (play it as ppo:DIR/final.pt), then prints the trained agent's "
+        "duplicate tournament table against each evaluation opponent. Named configurations "
+        "live in experiments/configs (default ppo_4p: about 30 minutes on a 2-core CPU).",
+    )
+    train.add_argument("--config", "-c", default=None, metavar="NAME",
+                       help="a configuration name (ppo_4p, ppo_2p, ...) or a .toml file "
+                       "(default ppo_4p)")  # fmt: skip
+    train.add_argument("--total-steps", type=_positive_int, default=None, metavar="N",
+                       help="environment steps to train for (every seat's decisions)")  # fmt: skip
+    train.add_argument("--seed", type=int, default=None, help="seed of the run")
+    train.add_argument("--out", type=Path, default=None, metavar="DIR",
+                       help="run directory (default runs/<run name>)")  # fmt: skip
+    train.add_argument("--resume", type=Path, default=None, metavar="PATH",
+                       help="continue a run exactly from a checkpoint or a run directory "
+                       "(its latest checkpoint)")  # fmt: skip
+    train.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
+                       help="where the update runs (default: the config's, auto)")  # fmt: skip
+    train.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a config key (a TOML value), e.g. --set "
+                       "learning_rate=3e-4 --set opponents.greedy=0.5 --set "
+                       "rules.face_cards=true")  # fmt: skip
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from training.config import DEFAULT_CONFIG, load_config
+    from training.train import train
+
+    config = None
+    if args.resume is not None:
+        if args.config is not None or args.seed is not None or args.set:
+            parser.error("--resume continues a run with its own configuration: only "
+                         "--total-steps, --out, --device, --no-progress go with it")  # fmt: skip
+    else:
+        overrides = list(args.set)
+        if args.seed is not None:
+            overrides.append(f"seed={args.seed}")
+        try:
+            config = load_config(args.config or DEFAULT_CONFIG, overrides)
+        except ValueError as e:
+            parser.error(str(e))
+    try:
+        result = train(config, out=args.out, resume=args.resume, total_steps=args.total_steps,
+                       device=args.device, progress=not args.no_progress)  # fmt: skip
+    except ValueError as e:
+        parser.error(str(e))
+    except KeyboardInterrupt:
+        target = args.out or args.resume or "DIR"
+        print(f"craits train: interrupted; continue from the latest checkpoint with "
+              f"craits train --resume {target}", file=sys.stderr)  # fmt: skip
+        return 130
+    for evaluation in result.evaluations.values():
+        print()
+        print(evaluation["markdown"].rstrip())
+    print(f"\n{result.global_step:,} steps in {result.updates} updates, {result.sps:,.0f} steps/s; "
+          f"agent: ppo:{result.final_checkpoint}; TensorBoard: tensorboard --logdir "
+          f"{result.run_dir}")  # fmt: skip
     return 0
 
 

@@ -59,6 +59,7 @@ Version history: v0 — first release.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,35 @@ REWARD_MODES = ("relative", "score", "win")
 RENDER_MODES = ["human", "ansi"]
 _OVER = 4
 _MASK_CACHE = 4096  # masks of recently seen legal sets, copied per observation
+
+
+def hand_rewards(points: Sequence[int], mode: str) -> list[float]:
+    """Every seat's reward for one finished hand (``points``: per seat, penalties included).
+
+    ``"relative"``: (mean of the opponents' points − own points) / 100; ``"score"``:
+    −own points / 100; ``"win"`` pays nothing per hand (see :func:`win_rewards`).
+    The trainer (:mod:`training.selfplay`) pays the same rewards.
+    """
+    n = len(points)
+    if mode == "relative":
+        total = sum(points)
+        return [((total - own) / (n - 1) - own) / 100 for own in points]
+    if mode == "score":
+        return [-own / 100 for own in points]
+    return [0.0] * n
+
+
+def win_rewards(game: Game) -> list[float]:
+    """Every seat's ``"win"`` reward at the end of ``game``: the winners share +1, the others −1.
+
+    All zero when every seat ties.
+    """
+    n = game.num_players
+    winners = set(game.winners())
+    n_win = len(winners)
+    if n_win == n:
+        return [0.0] * n
+    return [1.0 / n_win if s in winners else -1.0 / (n - n_win) for s in range(n)]
 
 
 class ActionSpace(spaces.Discrete):
@@ -250,26 +280,16 @@ class raw_env(AECEnv, EzPickle):
         rewards = dict.fromkeys(self.agents, 0.0)
         finished = game.hand_points
         if len(finished) > self._hands_rewarded and self.reward_mode != "win":
-            n = self.num_players
             for points in finished[self._hands_rewarded :]:
-                total = sum(points)
-                for s in range(n):
-                    own = points[s]
-                    if self.reward_mode == "relative":
-                        r = ((total - own) / (n - 1) - own) / 100
-                    else:
-                        r = -own / 100
-                    rewards[self.possible_agents[s]] += r
+                for a, r in zip(
+                    self.possible_agents, hand_rewards(points, self.reward_mode), strict=True
+                ):
+                    rewards[a] += r
         self._hands_rewarded = len(finished)
         if game.phase == _OVER:
             if self.reward_mode == "win":
-                winners = set(game.winners())
-                n_win = len(winners)
-                if n_win < self.num_players:
-                    for s, a in enumerate(self.possible_agents):
-                        rewards[a] += (
-                            1.0 / n_win if s in winners else -1.0 / (self.num_players - n_win)
-                        )
+                for a, r in zip(self.possible_agents, win_rewards(game), strict=True):
+                    rewards[a] += r
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.max_steps is not None and self._steps >= self.max_steps:
             self.truncations = dict.fromkeys(self.agents, True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .cards import RANK_OF, Rank, parse_card
 from .rules import Rules
@@ -72,3 +73,43 @@ def _can_cancel(rank: int, rules: Rules) -> bool:
     if rank == Rank.ACE:
         return not rules.punitive_threes
     return True
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """A hand's points (R8.2–R8.4) with what its threes did, for showing a score to people.
+
+    ``cancelled`` pairs each 3 with the card it cancelled (R8.3); ``lonely_threes`` are the
+    threes that found nothing to cancel; ``only_threes`` is true for a hand made only of threes
+    (-50 each). Cards are indices (R1.3). ``points`` always equals :func:`score_hand`.
+    """
+
+    points: int
+    cancelled: tuple[tuple[int, int], ...]
+    lonely_threes: tuple[int, ...]
+    only_threes: bool
+
+
+def explain_hand(cards: Iterable[str | int], rules: Rules = _DEFAULT_RULES) -> HandScore:
+    """:func:`score_hand` with the threes' cancellations spelled out.
+
+    Each 3 (in card order) cancels one of the highest-valued cards it may cancel (ties: the
+    higher card index first), exactly the cards that :func:`score_hand` does not count.
+
+    >>> from craits_env.cards import CARD_STRS
+    >>> h = explain_hand(["Ac", "3d", "3h", "6s", "7c", "9d", "Kh"])
+    >>> h.points, [(CARD_STRS[t], CARD_STRS[c]) for t, c in h.cancelled]
+    (37, [('3d', '6s'), ('3h', '9d')])
+    """
+    hand = sorted(parse_card(c) for c in cards)
+    points = score_ranks([RANK_OF[c] for c in hand], rules)
+    threes = [c for c in hand if RANK_OF[c] == Rank.THREE]
+    if not threes or len(threes) == len(hand):
+        return HandScore(points, (), (), bool(threes))
+    cancellable = sorted(
+        (c for c in hand if RANK_OF[c] != Rank.THREE and _can_cancel(RANK_OF[c], rules)),
+        key=lambda c: (CARD_POINTS[RANK_OF[c]], c),
+        reverse=True,
+    )
+    pairs = tuple(zip(threes, cancellable, strict=False))
+    return HandScore(points, pairs, tuple(threes[len(pairs) :]), False)

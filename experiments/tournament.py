@@ -11,6 +11,10 @@ game's result does not depend on which process plays it or when. Results are
 appended, one JSON line per game, to ``DIR/games.jsonl`` as they finish; an
 interrupted tournament rerun with the same arguments plays only what is missing.
 ``experiments.tournament_stats`` turns the games into the tables.
+
+With ``record=True`` every game also yields its game record (:mod:`craits_env.records`),
+appended to ``DIR/records.jsonl`` beside its result; :func:`collect_records` returns them
+in plan order, so a record file is the same whatever the workers or the resumes.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from craits_env.actions import PHASE_NAMES
 from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
 from craits_env.public import PublicGame
+from craits_env.records import GameRecorder, append_records
 
 SCHEDULES = ("all", "cycle")
 GAMES_FILE = "games.jsonl"
+RECORDS_FILE = "records.jsonl"
 CONFIG_FILE = "tournament.json"
 
 
@@ -132,10 +138,14 @@ def deal_cards(config: TournamentConfig, deal: int) -> tuple[int, list[bytes], i
 
 
 class GamePlayer:
-    """Plays tasks of one tournament; keeps one agent per spec and seat between games."""
+    """Plays tasks of one tournament; keeps one agent per spec and seat between games.
 
-    def __init__(self, config: TournamentConfig) -> None:
+    With ``record`` each result also holds the game's record under ``"record"``.
+    """
+
+    def __init__(self, config: TournamentConfig, record: bool = False) -> None:
         self.config = config
+        self.record = record
         self._agents: dict[tuple[str, int], Agent] = {}
         self._lineups = config.lineups()
 
@@ -151,17 +161,24 @@ class GamePlayer:
         specs = seats_of(self._lineups[task.lineup], task.rotation)
         dealer, orders, reshuffle_seed = deal_cards(config, task.deal)
         game = Game(n, config.rules, dealer=dealer, deals=orders,
-                    rng=np.random.default_rng(reshuffle_seed))  # fmt: skip
+                    rng=np.random.default_rng(reshuffle_seed), record=self.record)  # fmt: skip
         public = PublicGame(game)
         agents = []
+        agent_seeds = []
         for s, spec in enumerate(specs):
             agent = self.agent(spec, s)
             seq = np.random.SeedSequence([config.seed, task.deal, task.lineup, task.rotation, s])
-            agent.reset(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+            agent_seeds.append(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+            agent.reset(agent_seeds[-1])
             agents.append(agent)
         views = public.views
         decisions = 0
-        apply = public.apply
+        recorder = None
+        if self.record:
+            meta = {"source": "craits tournament", "key": task.key, "deal": task.deal,
+                    "tournament_seed": config.seed, "agent_seeds": agent_seeds}  # fmt: skip
+            recorder = GameRecorder(game, specs, meta=meta, apply=public.apply)
+        apply = public.apply if recorder is None else recorder.apply
         while not game.is_over:
             p: int = game.current_player  # type: ignore[assignment]
             action = agents[p].act(views[p])
@@ -177,7 +194,7 @@ class GamePlayer:
                 ) from None
             decisions += 1
         winners = game.winners()
-        return {
+        result = {
             "key": task.key,
             "deal": task.deal,
             "lineup": task.lineup,
@@ -188,13 +205,19 @@ class GamePlayer:
             "winners": winners,
             "decisions": decisions,
         }
+        if recorder is not None:
+            result["record"] = recorder.record()
+        return result
 
 
 # ----------------------------------------------------------------------------- storage
 
 
 class ResultStore:
-    """``DIR/games.jsonl``: one finished game per line, appended and flushed as games end."""
+    """``DIR/games.jsonl``: one finished game per line, appended and flushed as games end.
+
+    A game's ``"record"``, if any, goes to ``DIR/records.jsonl`` instead, written first.
+    """
 
     def __init__(self, out: Path, config: TournamentConfig) -> None:
         self.out = out
@@ -239,6 +262,10 @@ class ResultStore:
         os.replace(tmp, self.path)
 
     def append(self, games: Iterable[dict[str, Any]]) -> None:
+        games = list(games)
+        records = [g.pop("record") for g in games if "record" in g]
+        if records:  # before the results: a result never lacks its record after a crash
+            append_records(self.out / RECORDS_FILE, records)
         with self.path.open("a", encoding="utf-8") as f:
             for game in games:
                 f.write(json.dumps(game, separators=(",", ":")) + "\n")
@@ -252,9 +279,9 @@ class ResultStore:
 _WORKER: GamePlayer | None = None
 
 
-def _init_worker(config_dict: dict[str, Any]) -> None:
+def _init_worker(config_dict: dict[str, Any], record: bool = False) -> None:
     global _WORKER
-    _WORKER = GamePlayer(config_from_dict(config_dict))
+    _WORKER = GamePlayer(config_from_dict(config_dict), record)
 
 
 def _play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
@@ -286,8 +313,12 @@ def run_games(
     use_ray: bool = False,
     progress: Callable[[int, int], None] | None = None,
     chunk: int | None = None,
+    record: bool = False,
 ) -> dict[str, dict[str, Any]]:
-    """Play every missing game of ``config`` (resuming from ``out``); all games by key."""
+    """Play every missing game of ``config`` (resuming from ``out``); all games by key.
+
+    With ``record`` the games played also save their game records (:func:`collect_records`).
+    """
     for spec in set(config.specs):
         make_agent(spec)  # an unknown spec or a missing checkpoint fails here, before any game
     store = ResultStore(out, config)
@@ -301,7 +332,7 @@ def run_games(
     size = chunk or max(1, min(config.players * len(config.lineups()), 64))
     chunks = list(_chunks(todo, size))
 
-    def record(games: list[dict[str, Any]]) -> None:
+    def finished(games: list[dict[str, Any]]) -> None:
         nonlocal done
         store.append(games)
         done += len(games)
@@ -309,19 +340,20 @@ def run_games(
             progress(done, total)
 
     if use_ray:
-        _run_ray(config, chunks, ray_address, record)
+        _run_ray(config, chunks, ray_address, finished, record)
     elif workers <= 1:
-        player = GamePlayer(config)
+        player = GamePlayer(config, record)
         for c in chunks:
-            record([player.play(GameTask(*t)) for t in c])
+            finished([player.play(GameTask(*t)) for t in c])
     else:
         import multiprocessing as mp
 
         ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(config.to_dict(),)) as pool:
+        initargs = (config.to_dict(), record)
+        with ctx.Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
             try:
                 for games in pool.imap_unordered(_play_chunk, chunks):
-                    record(games)
+                    finished(games)
             except BaseException:
                 pool.terminate()
                 raise
@@ -332,7 +364,8 @@ def _run_ray(
     config: TournamentConfig,
     chunks: list[list[tuple[int, int, int]]],
     address: str | None,
-    record: Callable[[list[dict[str, Any]]], None],
+    finished: Callable[[list[dict[str, Any]]], None],
+    record: bool = False,
 ) -> None:
     try:
         import ray
@@ -348,14 +381,14 @@ def _run_ray(
         @ray.remote
         def play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
             if _WORKER is None:
-                _init_worker(config_dict)
+                _init_worker(config_dict, record)
             return _play_chunk(tasks)
 
         pending = [play_chunk.remote(c) for c in chunks]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             try:
-                record(ray.get(ready[0]))
+                finished(ray.get(ready[0]))
             except ray.exceptions.RayTaskError as e:
                 for ref in pending:
                     ray.cancel(ref, force=True)
@@ -371,12 +404,51 @@ def results_in_order(games: dict[str, dict[str, Any]], config: TournamentConfig)
     return [games[t.key] for t in plan(config) if t.key in games]
 
 
+def collect_records(
+    config: TournamentConfig, out: Path, games: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The game records of ``games`` (finished games by key) in plan order.
+
+    Records come from ``DIR/records.jsonl``; a game finished by a run without records is
+    played again (a game depends only on the config and its task) and must score the same.
+    """
+    stored: dict[str, dict[str, Any]] = {}
+    path = out / RECORDS_FILE
+    if path.exists():
+        lines = path.read_bytes().split(b"\n")
+        for i, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                stored[rec["meta"]["key"]] = rec
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines):  # a line cut by a crash
+                    continue
+                raise TournamentError(f"{path}: line {i} is corrupt") from None
+    player: GamePlayer | None = None
+    records = []
+    for task in plan(config):
+        if task.key not in games:
+            continue
+        rec = stored.get(task.key)
+        if rec is None:
+            player = player or GamePlayer(config, record=True)
+            result = player.play(task)
+            if result["scores"] != games[task.key]["scores"]:
+                raise TournamentError(f"game {task.key} does not replay to its stored scores")
+            rec = result["record"]
+        records.append(rec)
+    return records
+
+
 __all__ = [
     "GamePlayer",
     "GameTask",
     "ResultStore",
     "TournamentConfig",
     "TournamentError",
+    "collect_records",
     "deal_cards",
     "plan",
     "results_in_order",

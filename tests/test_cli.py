@@ -35,7 +35,9 @@ def test_bench_json(target: str, key: str, capsys: pytest.CaptureFixture[str]) -
     extra = ["--no-state"] if target == "engine" else []
     assert main(["bench", target, "--players", "3", "--seconds", "0.2", "--json", *extra]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result[key] > 0 and result["games_per_s"] > 0 and result["games"] >= 1
+    assert result[key] > 0
+    # a loaded machine may not finish a game in 0.2 s: games may be 0, never inconsistent
+    assert result["games"] >= 0 and (result["games_per_s"] > 0) == (result["games"] > 0)
 
 
 @pytest.mark.parametrize(

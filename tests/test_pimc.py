@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from agents.base import CallableAgent, RandomAgent, make_agent
-from agents.pimc import DEFAULT_SIMULATIONS, PIMCAgent, sample_hidden
+from agents.heuristics import ExpertAgent
+from agents.pimc import (
+    DEFAULT_SIMULATIONS,
+    ENDGAME,
+    PIMCAgent,
+    greedy_rollout_action,
+    sample_hidden,
+)
 from craits_env import (
     CALL_BASE,
     DECLARE,
@@ -68,6 +75,9 @@ def test_decision_does_not_depend_on_the_hidden_cards() -> None:
             values = PIMCAgent(9, seed=seed).action_values(view)
             assert PIMCAgent(9, seed=seed).action_values(seen) == values
             assert PIMCAgent(9, seed=seed).act(seen) == PIMCAgent(9, seed=seed).act(view)
+            for kw in ({"endgame": None}, {"prior": None}):  # search at every decision
+                bot_a, bot_b = PIMCAgent(9, seed=seed, **kw), PIMCAgent(9, seed=seed, **kw)
+                assert bot_a.act(seen) == bot_b.act(view)
             checked += 1
     assert checked == 120
 
@@ -82,6 +92,49 @@ def test_swapped_deals_give_the_same_first_decision() -> None:
     assert len(a.view(0).legal_actions) == 3
     for seed in range(20):
         assert PIMCAgent(16, seed=seed).act(a.view(0)) == PIMCAgent(16, seed=seed).act(b.view(0))
+
+
+def test_plays_the_expert_move_before_the_endgame_and_searches_in_it() -> None:
+    """Until some player holds ENDGAME cards or fewer the prior's move is played without
+    search; from then on every decision with a choice is searched."""
+    r = random.Random(11)
+    before = during = 0
+    for seed in range(4):
+        game = Game(4, Rules(hand_sizes=(8, 5)), seed=seed)
+        for _, view in searched_positions(game, r, 200):
+            bot = PIMCAgent(8, seed=seed)
+            searched: list[int] = []
+            search = bot._search
+
+            def spy(v: SeatView, legal: list[int], log: list[int] = searched) -> int:
+                log.append(1)
+                return search(v, legal)  # noqa: B023 (called at once, in this iteration)
+
+            bot._search = spy  # type: ignore[method-assign]
+            action = bot.act(view)
+            if min(view.hand_sizes) > ENDGAME:
+                assert action == ExpertAgent().act(view) and not searched
+                before += 1
+            else:
+                assert searched and action in view.legal_actions
+                during += 1
+    assert before > 50 and during > 20, (before, during)
+
+
+def test_without_prior_the_rollout_choice_is_the_default() -> None:
+    """``prior=None``: one sample means no search, so the rollout policy's move is played."""
+    game = Game(3, Rules(hand_sizes=(6,)), seed=5)
+    for _, view in searched_positions(game, random.Random(1), 30):
+        root = view.determinize(*sample_hidden(
+            view.unseen_cards(), {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat},
+            {}, random.Random(0)), np.random.default_rng(0))  # fmt: skip
+        bot = PIMCAgent(1, prior=None)  # 1 rollout: a single sample, no search
+        assert bot.act(view) == greedy_rollout_action(root)
+
+
+def test_bad_prior_is_refused() -> None:
+    with pytest.raises(ValueError, match="prior"):
+        PIMCAgent(4, prior="tactician")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- legality

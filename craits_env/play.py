@@ -1,0 +1,361 @@
+"""``craits play``: a person plays Craits in the terminal against bots.
+
+The human's seat (``seat``, default 0) reads moves from a text stream — a terminal or
+a pipe — and everything is written as plain lines (colours only on a terminal), so a
+game can be scripted and tested. Before each decision the table is shown: the hand
+dealt, the top card, the active suit, the count, the direction, each player's cards
+and score, and the moves allowed now. Every other seat is an agent spec
+(:func:`agents.base.make_agent`), seeded from ``seed``.
+
+Moves, typed at the prompt (case does not matter):
+
+- a card: ``7c``, ``7♣``, ``10h``, or its number in the numbered hand;
+- ``draw`` (or ``d``): draw a card, or take the count;
+- in a suit call: ``c`` ``d`` ``h`` ``s``, ``clubs`` … or ``♥``;
+- in the one-card declaration (R7.1): ``declare`` (or ``one``) / ``silent``;
+- ``help``; ``quit`` (or ``exit``).
+
+An invalid move gets a one-line message saying what is allowed, and the prompt again;
+it never changes the game. A decision with a single legal move (a draw with no
+playable card) is made for the human, saying so.
+
+Exit status of :func:`play_game`: 0 when the game is finished or the human quits,
+1 when the input ends (EOF) before the game does or a bot fails. With ``record`` the
+game (finished or not) is appended to a record file (:mod:`craits_env.records`).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+from .actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
+from .cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
+from .engine import Game
+from .narrate import SUIT_NAMES, CardText, Narrator
+from .public import PublicGame
+from .records import HUMAN, GameRecorder, append_record, replay
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .terminal import Terminal
+
+_COUNT, _CALL, _DECLARE = int(Phase.COUNT), int(Phase.CALL_SUIT), int(Phase.DECLARE)
+HELP = "help"
+QUIT = "quit"
+_DRAW_WORDS = ("draw", "d", "take", "pass")
+_DECLARE_WORDS = ("declare", "one", "one card", "y", "yes")
+_SILENT_WORDS = ("silent", "stay silent", "n", "no", "s")
+_card = CardText().card
+
+
+class MoveError(ValueError):
+    """An input that is not a legal move now; the message says what is allowed."""
+
+
+# ----------------------------------------------------------------------------- input
+
+
+def parse_move(text: str, game: Game, seat: int) -> int | str:
+    """The action id for ``text`` typed by ``seat``, or :data:`HELP` / :data:`QUIT`.
+
+    Raises :class:`MoveError` with a one-line message for anything not legal now.
+    """
+    s = " ".join(text.strip().lower().split())
+    for symbol, letter in zip(SUIT_SYMBOLS, SUIT_CHARS, strict=True):
+        s = s.replace(symbol, letter)
+    if s in ("help", "?"):
+        return HELP
+    if s in ("quit", "exit"):
+        return QUIT
+    if game.current_player != seat or game.is_over:
+        raise MoveError("it is not your turn")
+    legal = game.legal_actions()
+    phase = game.phase
+    if not s:
+        raise MoveError(_allowed(game, seat))
+    if phase == _CALL:
+        return _parse_call(s, legal)
+    if phase == _DECLARE:
+        if s in _DECLARE_WORDS:
+            return DECLARE
+        if s in _SILENT_WORDS:
+            return STAY_SILENT
+        raise MoveError(f"{text.strip()!r}: {_allowed(game, seat)}")
+    return _parse_play(s, text.strip(), game, seat, legal)
+
+
+def _parse_call(s: str, legal: tuple[int, ...]) -> int:
+    s = s.removeprefix("call ").strip()
+    names = {n: i for i, n in enumerate(SUIT_NAMES)} | {n[:-1]: i for i, n in enumerate(SUIT_NAMES)}
+    suit = SUIT_CHARS.index(s) if len(s) == 1 and s in SUIT_CHARS else names.get(s)
+    options = [f"{SUIT_CHARS[a - CALL_BASE]} ({SUIT_NAMES[a - CALL_BASE]})" for a in legal]
+    allowed = ", ".join(options[:-1]) + " or " + options[-1]
+    if suit is None:
+        raise MoveError(f"{s!r} is not a suit: call {allowed}")
+    if CALL_BASE + suit not in legal:
+        raise MoveError(f"a 9 keeps its suit or takes the other of its colour: call {allowed}")
+    return CALL_BASE + suit
+
+
+def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...]) -> int:
+    hand = game.hands[seat]
+    if s in _DRAW_WORDS:
+        if DRAW in legal:
+            return DRAW
+        playable = ", ".join(_card(c) for c in legal if c < NUM_CARDS)
+        raise MoveError(f"you cannot draw: you hold a playable card ({playable}) and must play")
+    if s.isdigit():
+        k = int(s)
+        if not 1 <= k <= len(hand):
+            raise MoveError(f"no card number {k}: your cards are numbered 1 to {len(hand)}")
+        card = hand[k - 1]
+    else:
+        try:
+            card = parse_card(s)
+        except ValueError:
+            raise MoveError(f"{raw!r} is not a move: {_allowed(game, seat)}") from None
+        if card not in hand:
+            raise MoveError(f"you do not hold {_card(card)}: {_allowed(game, seat)}")
+    if card in legal:
+        return card
+    if game.phase == _COUNT:
+        why = f"the count is on ({game.count}): only an ace or a two, or draw {game.count} cards"
+    else:
+        top = game.discard[-1]
+        why = (
+            f"on {_card(top)} play a card of suit {SUIT_SYMBOLS[game.active_suit]} or rank "
+            f"{RANK_CHARS[RANK_OF[top]]}, or an 8 or a 9"
+        )
+    raise MoveError(f"{_card(card)} cannot be played now: {why}")
+
+
+def _allowed(game: Game, seat: int) -> str:
+    legal = game.legal_actions()
+    if game.phase == _CALL:
+        return "call a suit: " + ", ".join(SUIT_CHARS[a - CALL_BASE] for a in legal)
+    if game.phase == _DECLARE:
+        return 'you hold one card: type declare (or one) to declare "one card", or silent'
+    hand = game.hands[seat]
+    moves = [f"{_card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
+    if DRAW in legal:
+        moves.append("draw")
+    return "type a card (7c) or its number, draw, help or quit; legal now: " + ", ".join(moves)
+
+
+HELP_TEXT = (
+    "Moves: a card (7c, 7♣, 10h) or its number in your hand; draw (d) to draw or take the "
+    "count; in a suit call c d h s or clubs diamonds hearts spades; when you play down to "
+    'one card: declare (one) to say "one card", or silent; quit to stop. Match the active '
+    "suit or the top card's rank; 8s and 9s are wild. Rules: docs/rules.md."
+)
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) -> list[str]:
+    """What the human sees before a decision: the table, the numbered hand, the moves."""
+    n = game.num_players
+    sizes = game.rules.hand_sizes
+    lines = [
+        "",
+        f"── hand {game.hand_index + 1}/{len(sizes)} · {game.hand_size} cards each · "
+        f"dealer {labels[game.dealer]} · stock {game.stock_size} ──",
+        f"top {text.card(game.discard[-1])}   active suit {text.suit(game.active_suit)}   "
+        + ("direction → left" if game.direction == 1 else "direction ← right")
+        + (f"   COUNT {game.count}" if game.count else ""),
+    ]
+    width = max(len(x) for x in labels)
+    for s in range(n):
+        notes = []
+        if s in game.went_out:
+            notes.append("out")
+        if game.idiot_pending[s]:
+            notes.append("owes the one-card penalty")
+        if game.shuffle_pressures[s]:
+            notes.append(f"{game.shuffle_pressures[s]} shuffle pressure(s)")
+        mark = "▶" if s == game.current_player else " "
+        cards, score = len(game.hands[s]), game.scores[s]
+        lines.append(
+            f" {mark} {labels[s]:<{width}}  {cards:>3} cards  score {score:>5}"
+            + (f"  ({', '.join(notes)})" if notes else "")
+        )
+    hand = game.hands[seat]
+    lines.append("your hand: " + "  ".join(f"{i}:{text.card(c)}" for i, c in enumerate(hand, 1)))
+    legal = game.legal_actions()
+    phase = game.phase
+    if phase == _CALL:
+        moves = ", ".join(
+            f"{SUIT_CHARS[a - CALL_BASE]} ({text.suit(a - CALL_BASE)})" for a in legal
+        )
+        lines.append(f"call a suit for your {text.card(game.discard[-1])}: {moves}")
+    elif phase == _DECLARE:
+        lines.append('you hold one card: declare "one card" (declare) or stay silent (silent)')
+    else:
+        moves_list = [f"{text.card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
+        if DRAW in legal:
+            moves_list.append(f"draw {game.count} cards" if phase == _COUNT else "draw")
+        what = "the count: play an ace or a two, or take it" if phase == _COUNT else "your turn"
+        if game.extra_play and game.king_left:
+            what = f"king's sequence: {game.king_left} more card(s)"
+        elif game.extra_play and phase != _COUNT:
+            what = "you play again"
+        lines.append(f"{what} — legal: " + ", ".join(moves_list))
+    return lines
+
+
+# ----------------------------------------------------------------------------- the game
+
+
+def _agent_seed(seed: int, seat: int) -> int:
+    state = np.random.SeedSequence([seed, seat]).generate_state(1, np.uint64)[0]
+    return int(state >> np.uint64(1))
+
+
+class PlaySession:
+    """One game of a human against bots (see the module docstring)."""
+
+    def __init__(
+        self,
+        opponents: Sequence[str],
+        terminal: Terminal,
+        *,
+        seat: int = 0,
+        seed: int | None = None,
+        rules: Rules | None = None,
+        record: str | os.PathLike[str] | None = None,
+    ) -> None:
+        import agents  # noqa: F401  registers every bot spec
+        from agents.base import make_agent
+
+        n = len(opponents) + 1
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(
+                f"opponents: got {len(opponents)}, allowed {MIN_PLAYERS - 1} to {MAX_PLAYERS - 1}"
+            )
+        if not 0 <= seat < n:
+            raise ValueError(f"seat: got {seat}, allowed 0 to {n - 1} for {n} players")
+        self.seat = seat
+        self.seed = secrets.randbelow(2**31) if seed is None else seed
+        self.term = terminal
+        self.text = CardText()
+        self.record_path = record
+        specs = list(opponents)
+        self.seats = [*specs[:seat], HUMAN, *specs[seat:]]
+        self.agents: dict[int, Any] = {}
+        for s, spec in enumerate(self.seats):
+            if s != seat:
+                agent = self.agents[s] = make_agent(spec, _agent_seed(self.seed, s))
+                agent.reset(_agent_seed(self.seed, s))
+        self.game = Game(n, rules, seed=self.seed, record=True)
+        self.public = PublicGame(self.game)
+        self.recorder = GameRecorder(
+            self.game, self.seats, seed=self.seed, meta={"source": "craits play"},
+            apply=self.public.apply,
+        )  # fmt: skip
+        names = [f"player_{s}" for s in range(n)]
+        self.labels = [
+            f"you (player_{s})" if s == seat else f"player_{s} ({spec})"
+            for s, spec in enumerate(self.seats)
+        ]
+        self.narrator = Narrator(names, seat, self._hand_end, self.text)
+
+    def _hand_end(self, i: int) -> Game:
+        return replay(self.recorder.record(), hands=i + 1, verify=False)
+
+    def run(self) -> int:
+        """Play to the end; the exit status (see the module docstring)."""
+        term, game = self.term, self.game
+        rules = game.rules
+        term.say(
+            f"Craits — {game.num_players} players, {len(rules.hand_sizes)} hands, seed "
+            f"{self.seed}; you are player_{self.seat}. Lowest total wins. Type help for moves.",
+            style="bold",
+        )
+        term.say(*(f"  {label}" for label in self.labels))
+        status = 1
+        try:
+            term.say(*self.narrator.start(game))
+            status = self._loop()
+        finally:
+            self._save()
+        return status
+
+    def _loop(self) -> int:
+        term, game = self.term, self.game
+        while not game.is_over:
+            p: int = game.current_player  # type: ignore[assignment]
+            if p != self.seat:
+                try:
+                    action = self.agents[p].act(self.public.view(p))
+                    self.recorder.apply(action)  # an illegal action changes nothing
+                except Exception as e:  # a faulty bot ends the game, not the program
+                    term.say(f"error: bot {self.seats[p]} (player_{p}) failed: {e}")
+                    return 1
+                term.say(*self.narrator.after(game, p, int(action)))
+                continue
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                only = "draw" if legal[0] == DRAW else self.text.card(legal[0])
+                term.say(f"(your only legal move: {only})")
+                self._apply(p, legal[0])
+                continue
+            term.say(*table_lines(game, self.seat, self.labels, self.text))
+            choice = self._ask()
+            if choice is None:
+                term.say(f"End of input: the game stops unfinished in hand {game.hand_index + 1}.")
+                term.say(*self.narrator.standings(game, self.labels))
+                return 1
+            if choice == QUIT:
+                term.say(f"You quit in hand {game.hand_index + 1}.")
+                term.say(*self.narrator.standings(game, self.labels))
+                return 0
+            self._apply(p, int(choice))
+        term.say("", *self.narrator.standings(game, self.labels))
+        return 0
+
+    def _ask(self) -> int | str | None:
+        while True:
+            line = self.term.ask("your move> ")
+            if line is None:
+                return None
+            try:
+                choice = parse_move(line, self.game, self.seat)
+            except MoveError as e:
+                self.term.say(f"  ✗ {e}")
+                continue
+            if choice == HELP:
+                self.term.say(HELP_TEXT)
+                continue
+            return choice
+
+    def _apply(self, player: int, action: int) -> None:
+        self.recorder.apply(action)
+        self.term.say(*self.narrator.after(self.game, player, action))
+
+    def _save(self) -> None:
+        if self.record_path is None:
+            return
+        append_record(self.record_path, self.recorder.record())
+        self.term.say(f"The game record was appended to {os.fspath(self.record_path)}.")
+
+
+def play_game(
+    opponents: Sequence[str],
+    *,
+    seat: int = 0,
+    seed: int | None = None,
+    rules: Rules | None = None,
+    record: str | os.PathLike[str] | None = None,
+    input: TextIO | None = None,
+    output: TextIO | None = None,
+    color: bool | None = None,
+) -> int:
+    """Play one game in the terminal (``input``/``output`` default to stdin/stdout);
+    returns the exit status. Bad arguments raise ``ValueError``."""
+    term = Terminal(output or sys.stdout, input or sys.stdin, color)
+    return PlaySession(opponents, term, seat=seat, seed=seed, rules=rules, record=record).run()

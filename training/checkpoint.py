@@ -1,0 +1,95 @@
+"""Checkpoints: one ``.pt`` file per save, written atomically, loaded with clear errors.
+
+A checkpoint is a ``torch.save``'d dict (loadable with ``weights_only=True``:
+only tensors, numbers, strings, lists and dicts):
+
+| key | content |
+|---|---|
+| ``format`` / ``version`` | ``"craits-ppo"`` / :data:`VERSION` |
+| ``network`` | the architecture (:meth:`PolicyNet.spec`) |
+| ``policy`` | the network's ``state_dict`` |
+| ``num_players``, ``rules`` | the table it was trained for (``Rules.to_dict()``) |
+| ``config`` | the :class:`~training.config.TrainConfig` as a dict |
+| ``run_name``, ``global_step``, ``update`` | where the run stood |
+| ``optimizer`` | Adam's ``state_dict`` |
+| ``pool`` | the frozen snapshots (:meth:`OpponentPool.state_dict`) |
+| ``rng`` | the torch generators' states |
+| ``rollout`` | the games in flight, pickled into a ``uint8`` tensor |
+
+Playing a checkpoint (``"ppo:PATH"``) reads only the network; resuming a run
+also unpickles ``rollout`` — resume only from checkpoints you wrote.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from craits_env.fileio import atomic_write_bytes
+
+from .network import PolicyNet
+
+FORMAT = "craits-ppo"
+VERSION = 1
+
+
+def save_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> None:
+    """``torch.save`` ``payload`` (plus format and version) to memory, then write it atomically."""
+    buffer = io.BytesIO()
+    torch.save({"format": FORMAT, "version": VERSION, **payload}, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A checkpoint's dict (tensors on the CPU); ``ValueError`` with one line if it is unusable."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"checkpoint {path}: no such file")
+    try:
+        data = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for a bad file: all mean "unreadable"
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"checkpoint {path}: not a readable torch file ({first})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(
+            f"checkpoint {path}: not a Craits PPO checkpoint (craits train writes them)"
+        )
+    if data.get("version") != VERSION:
+        raise ValueError(
+            f"checkpoint {path}: format version {data.get('version')!r}, this code reads {VERSION}"
+        )
+    return data
+
+
+def policy_from_checkpoint(
+    data: dict[str, Any], path: str | os.PathLike[str] = "checkpoint"
+) -> PolicyNet:
+    """The network stored in a loaded checkpoint; ``ValueError`` if it does not fit its spec."""
+    try:
+        net = PolicyNet.from_spec(data["network"])
+        net.load_state_dict(data["policy"])
+    except (KeyError, TypeError, RuntimeError, ValueError) as e:
+        first = str(e).strip().splitlines()[0]
+        raise ValueError(f"checkpoint {path}: incompatible network ({first})") from None
+    net.requires_grad_(False).eval()
+    return net
+
+
+def load_policy(path: str | os.PathLike[str]) -> tuple[PolicyNet, dict[str, Any]]:
+    """The trained network of a checkpoint file and its metadata (players, rules, step …)."""
+    data = load_checkpoint(path)
+    net = policy_from_checkpoint(data, path)
+    meta = {k: data.get(k) for k in ("num_players", "rules", "run_name", "global_step", "update")}
+    return net, meta
+
+
+def bytes_to_tensor(data: bytes) -> torch.Tensor:
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8)
+
+
+def tensor_to_bytes(t: torch.Tensor) -> bytes:
+    return t.numpy().tobytes()

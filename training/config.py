@@ -1,0 +1,327 @@
+"""Training configurations: a validated dataclass, named TOML files, ``key=value`` overrides.
+
+A named configuration is ``experiments/configs/NAME.toml`` (``ppo_4p`` is the
+default); its keys are the fields of :class:`TrainConfig`, with the tables
+``[opponents]`` (sampling weights) and ``[rules]`` (``craits_env.Rules``
+options). Command-line overrides ``key=value`` take a TOML value (``3e-4``,
+``true``, ``[128, 128]``, ``"greedy"``; a bare word is a string) and reach into
+the tables with a dot: ``opponents.greedy=0.5``, ``rules.face_cards=true``.
+Every value is checked; an error is one line naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from craits_env import Game, Rules
+from craits_env.craits_v0 import REWARD_MODES
+from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+from .network import ACTIVATIONS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 needs the tomli backport
+    import tomli as tomllib
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "experiments" / "configs"
+DEFAULT_CONFIG = "ppo_4p"
+POOL_SELF, POOL_PAST = "self", "past"
+DEVICES = ("auto", "cpu", "cuda")
+DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """Every setting of a training run (the TOML keys); defaults are ``ppo_4p``'s."""
+
+    name: str = "custom"
+    """the configuration's name (its file's stem; part of the run name)"""
+    description: str = ""
+    """one line on what this configuration is for"""
+    total_steps: int = 45_000_000
+    """environment steps to train for: every seat's decisions, forced ones and bots' included"""
+    seed: int = 1
+    """seeds the network, the games, the opponent draws and the action sampling"""
+    num_players: int = 4
+    """players at each table (2-10)"""
+    rules: dict[str, Any] = field(default_factory=dict)
+    """craits_env.Rules options; empty: the standard rules"""
+    reward: str = "relative"
+    """the environment's reward mode: relative, score or win (craits_v0)"""
+    num_games: int = 128
+    """games stepped together; the network acts for all of them in one batch"""
+    batch_size: int = 8192
+    """transitions (non-forced decisions of trained seats) per update"""
+    num_minibatches: int = 4
+    """minibatches per epoch"""
+    update_epochs: int = 4
+    """passes over each batch"""
+    learning_rate: float = 5e-4
+    """Adam's step size (annealed linearly to 0 over total_steps with anneal_lr)"""
+    anneal_lr: bool = True
+    """anneal the learning rate linearly to 0"""
+    gamma: float = 0.99
+    """discount per decision of the seat"""
+    gae_lambda: float = 0.95
+    """GAE's lambda"""
+    clip_coef: float = 0.2
+    """PPO's ratio clip (and the value clip)"""
+    clip_vloss: bool = True
+    """clip the value loss as PPO's reference implementation does"""
+    norm_adv: bool = True
+    """normalise advantages per minibatch"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value-loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping (global norm)"""
+    target_kl: float = 0.0
+    """stop an update's epochs early once approx_kl exceeds this; 0 = never"""
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    """widths of the MLP's hidden layers"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    opponents: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
+    """sampling weights of the non-learner seats: "self" (the current network), "past" (a
+    frozen snapshot), or any agent spec (greedy, tactician, expert, random, pimc:N, ppo:PATH)"""
+    train_self_seats: bool = True
+    """also learn from the seats the current network plays besides the learner's"""
+    snapshot_every: int = 10
+    """updates between frozen snapshots added to the pool"""
+    pool_size: int = 5
+    """frozen snapshots kept (the oldest is dropped)"""
+    checkpoint_every: int = 100
+    """updates between checkpoints (0: only the last)"""
+    eval_every: int = 100
+    """updates between evaluations against eval_opponents (0: only at the end)"""
+    eval_deals: int = 50
+    """deals of each periodic evaluation (each played under every seat rotation)"""
+    final_eval_deals: int = 300
+    """deals of the final evaluation, whose tables are printed (0: none)"""
+    eval_opponents: tuple[str, ...] = ("greedy", "tactician", "expert")
+    """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
+    torch_threads: int = 1
+    """torch's intra-op threads"""
+    device: str = "auto"
+    """auto (CUDA when available), cpu or cuda: where the update runs"""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.from_dict(dict(self.rules))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON- and TOML-friendly (tuples as lists)."""
+        d = dataclasses.asdict(self)
+        for k, v in d.items():
+            if isinstance(v, tuple):
+                d[k] = list(v)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        """A config from :meth:`to_dict`'s output or a TOML table; unknown keys are refused."""
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValueError(f"unknown config key {unknown[0]!r}; allowed: {', '.join(FIELDS)}")
+        return cls(**{k: _coerce(k, v) for k, v in data.items()})
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        return TrainConfig.from_dict({**self.to_dict(), **changes})
+
+
+FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _type_error(key: str, value: Any, allowed: str) -> ValueError:
+    return ValueError(f"config {key}: got {value!r}, allowed {allowed}")
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """``value`` converted to the field's type (ints for floats, lists for tuples) or an error."""
+    kind = FIELDS[key].type
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _type_error(key, value, "an int")
+        return value
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _type_error(key, value, "a number")
+        return float(value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _type_error(key, value, "true or false")
+        return value
+    if kind == "str":
+        if not isinstance(value, str):
+            raise _type_error(key, value, "a string")
+        return value
+    if kind.startswith("tuple["):
+        item = int if "int" in kind else str
+        if isinstance(value, item):
+            value = [value]
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(v, item) and not isinstance(v, bool) for v in value
+        ):
+            raise _type_error(key, value, f"a list of {item.__name__}s")
+        return tuple(value)
+    if not isinstance(value, dict):  # the tables
+        raise _type_error(key, value, "a table")
+    return dict(value)
+
+
+def _validate(c: TrainConfig) -> None:
+    for key in FIELDS:
+        _coerce(key, getattr(c, key))
+    positive = ("total_steps", "num_games", "batch_size", "num_minibatches", "update_epochs",
+                "snapshot_every", "pool_size", "eval_deals", "torch_threads")  # fmt: skip
+    for key in positive:
+        if getattr(c, key) < 1:
+            raise _type_error(key, getattr(c, key), "an int >= 1")
+    for key in ("checkpoint_every", "eval_every", "final_eval_deals"):
+        if getattr(c, key) < 0:
+            raise _type_error(key, getattr(c, key), "an int >= 0")
+    for key in ("learning_rate", "clip_coef", "max_grad_norm"):
+        if not getattr(c, key) > 0:
+            raise _type_error(key, getattr(c, key), "a number > 0")
+    for key in ("ent_coef", "vf_coef", "target_kl"):
+        if not getattr(c, key) >= 0:
+            raise _type_error(key, getattr(c, key), "a number >= 0")
+    for key in ("gamma", "gae_lambda"):
+        if not 0 <= getattr(c, key) <= 1:
+            raise _type_error(key, getattr(c, key), "a number from 0 to 1")
+    if not MIN_PLAYERS <= c.num_players <= MAX_PLAYERS:
+        raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
+    if c.batch_size < c.num_minibatches:
+        raise _type_error("batch_size", c.batch_size, f">= num_minibatches ({c.num_minibatches})")
+    if c.reward not in REWARD_MODES:
+        raise _type_error("reward", c.reward, ", ".join(REWARD_MODES))
+    if c.activation not in ACTIVATIONS:
+        raise _type_error("activation", c.activation, ", ".join(ACTIVATIONS))
+    if c.device not in DEVICES:
+        raise _type_error("device", c.device, ", ".join(DEVICES))
+    if not c.hidden_sizes or min(c.hidden_sizes) < 1:
+        raise _type_error("hidden_sizes", list(c.hidden_sizes), "a non-empty list of ints >= 1")
+    try:
+        rules = Rules.from_dict(dict(c.rules))
+        Game(c.num_players, rules, seed=0)  # R1.5: the table can be dealt
+    except ValueError as e:
+        raise ValueError(f"config rules: {e}") from None
+    _validate_opponents(c)
+
+
+def _validate_opponents(c: TrainConfig) -> None:
+    from agents.base import make_agent
+
+    weights = c.opponents
+    if not weights or any(
+        isinstance(w, bool) or not isinstance(w, int | float) or w < 0 for w in weights.values()
+    ):
+        raise _type_error("opponents", weights, "a table of weights >= 0 (e.g. {self = 1})")
+    if not any(w > 0 for w in weights.values()):
+        raise _type_error("opponents", weights, "at least one weight > 0")
+    specs = [k for k in weights if k not in (POOL_SELF, POOL_PAST)]
+    for spec in [*specs, *c.eval_opponents]:
+        try:
+            make_agent(spec)
+        except ValueError as e:
+            raise ValueError(f"config opponents: {e}") from None
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def config_names() -> list[str]:
+    """The named configurations in ``experiments/configs``."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
+
+
+def config_path(name: str) -> Path:
+    """The file of a named configuration, or ``name`` itself if it is a path to a file."""
+    path = Path(name)
+    if path.suffix == ".toml" or len(path.parts) > 1:
+        if not path.is_file():
+            raise ValueError(f"config file {name} not found")
+        return path
+    path = CONFIG_DIR / f"{name}.toml"
+    if not path.is_file():
+        raise ValueError(f"unknown config {name!r}; known: {', '.join(config_names())}")
+    return path
+
+
+def load_config(name: str = DEFAULT_CONFIG, overrides: list[str] | None = None) -> TrainConfig:
+    """A named (or file) configuration with ``key=value`` overrides applied and checked."""
+    path = config_path(name)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"config {path}: {e}") from None
+    data.setdefault("name", path.stem)
+    for item in overrides or []:
+        key, value = parse_override(item)
+        set_key(data, key, value)
+    return TrainConfig.from_dict(data)
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``key=value`` with a TOML value (a bare word is a string)."""
+    key, sep, raw = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key:
+        raise ValueError(f"invalid override {text!r}: expected KEY=VALUE")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def set_key(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``key`` (``table.item`` reaches into a table) in a config dict, checking the name."""
+    top, _, sub = key.partition(".")
+    if top not in FIELDS or top == "name":
+        allowed = [k for k in FIELDS if k != "name"]
+        raise ValueError(f"unknown config key {top!r}; allowed: {', '.join(allowed)}")
+    if sub:
+        if FIELDS[top].type not in ("dict[str, Any]", "dict[str, float]"):
+            raise ValueError(f"config key {top!r} is not a table: set it as {top}=VALUE")
+        table = dict(data.get(top, {}))
+        table[sub] = value
+        data[top] = table
+    else:
+        data[top] = value
+
+
+def to_toml(config: TrainConfig) -> str:
+    """The configuration as TOML (written beside a run for the record)."""
+    lines: list[str] = []
+    tables: list[str] = []
+    for key, value in config.to_dict().items():
+        if isinstance(value, dict):
+            tables += ["", f"[{key}]"] + [f"{_key(k)} = {_toml(v)}" for k, v in value.items()]
+        else:
+            lines.append(f"{key} = {_toml(value)}")
+    return "\n".join(lines + tables) + "\n"
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else _toml(k)
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    return repr(v)

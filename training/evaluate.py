@@ -1,0 +1,77 @@
+"""Evaluation of a checkpoint against a bot with the tournament code (duplicate deals).
+
+The table is the agent ``"ppo:PATH"`` and ``num_players - 1`` copies of the
+opponent; every deal is played under every seat rotation
+(:mod:`experiments.tournament`), and the statistics — win rate and mean score
+with 95% bootstrap intervals over deals — are :func:`experiments.tournament_stats.summarize`'s.
+The deals come from :data:`EVAL_SEED`, the same for every evaluation of every
+run, so points on a learning curve are comparable.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from craits_env import Rules
+from experiments.tournament import GamePlayer, TournamentConfig, plan, results_in_order, run_games
+from experiments.tournament_stats import summarize, to_markdown, write_outputs
+
+EVAL_SEED = 20_251_130
+
+
+def eval_config(
+    checkpoint: str | Path, opponent: str, num_players: int, rules: Rules, deals: int
+) -> TournamentConfig:
+    """The tournament: ``ppo:checkpoint`` against ``num_players - 1`` copies of ``opponent``."""
+    specs = (f"ppo:{checkpoint}",) + (opponent,) * (num_players - 1)
+    return TournamentConfig(specs, num_players, deals, EVAL_SEED, rules)
+
+
+def tournament_command(config: TournamentConfig) -> str:
+    """The ``craits tournament`` command that plays the same games."""
+    words = ["craits", "tournament", *config.specs, "--players", str(config.players),
+             "--deals", str(config.deals), "--seed", str(config.seed)]  # fmt: skip
+    default = Rules().to_dict()
+    for name, value in config.rules.to_dict().items():
+        if value != default[name]:
+            if isinstance(value, list):
+                value = ",".join(map(str, value))
+            words += ["-r", f"{name}={str(value).lower() if isinstance(value, bool) else value}"]
+    return shlex.join(words) + " --out DIR"
+
+
+def evaluate(
+    checkpoint: str | Path,
+    opponent: str,
+    num_players: int,
+    rules: Rules,
+    deals: int,
+    out: Path | None = None,
+    title: str | None = None,
+) -> dict[str, Any]:
+    """The agent's and the opponent's rows of the table (``experiments.tournament_stats``).
+
+    With ``out``, the games are stored and the usual outputs written there
+    (``results.json``, ``.md``, ``.csv``, ``.png``); without, it plays in memory.
+    Returns ``{"agent": row, "opponent": row, "summary": summary, "markdown": table}``.
+    """
+    config = eval_config(checkpoint, opponent, num_players, rules, deals)
+    if out is None:
+        player = GamePlayer(config)
+        games = [player.play(task) for task in plan(config)]
+    else:
+        games = results_in_order(run_games(config, out), config)
+    summary = summarize(games, list(config.specs), config.seed)
+    title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
+    command = tournament_command(config)
+    if out is not None:
+        write_outputs(summary, config.to_dict(), out, title, command)
+    rows = {row["spec"]: row for row in summary["agents"]}
+    return {
+        "agent": rows[config.specs[0]],
+        "opponent": rows[opponent],
+        "summary": summary,
+        "markdown": to_markdown(summary, title, command),
+    }

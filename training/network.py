@@ -1,0 +1,114 @@
+"""The policy-value network: an MLP trunk shared by a policy head and a value head.
+
+One network plays every seat (the observation is always from the acting
+seat's point of view). Its architecture is a small JSON-serialisable dict
+(:meth:`PolicyNet.spec`) stored in every checkpoint, so that a checkpoint
+rebuilds its own network (:meth:`PolicyNet.from_spec`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from craits_env.actions import NUM_ACTIONS
+
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def _init(layer: nn.Linear, gain: float) -> nn.Linear:
+    """Orthogonal weights with ``gain``, zero bias (the PPO implementation details' choice)."""
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class PolicyNet(nn.Module):
+    """``obs (batch, obs_size) -> (logits (batch, 59), value (batch,))``.
+
+    Hidden layers ``hidden_sizes`` with ``activation`` (orthogonal init, gain
+    √2); the policy head's gain is 0.01 (a near-uniform first policy), the value
+    head's 1. ``init=False`` skips the (QR-costly) orthogonal init, for a network
+    whose weights are loaded next.
+    """
+
+    def __init__(
+        self,
+        obs_size: int,
+        hidden_sizes: Sequence[int] = (256, 256),
+        activation: str = "tanh",
+        num_actions: int = NUM_ACTIONS,
+        *,
+        init: bool = True,
+    ) -> None:
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation: got {activation!r}, allowed {sorted(ACTIVATIONS)}")
+        self.obs_size = int(obs_size)
+        self.hidden_sizes = tuple(int(h) for h in hidden_sizes)
+        self.activation = activation
+        self.num_actions = int(num_actions)
+        layers: list[nn.Module] = []
+        width = self.obs_size
+        for h in self.hidden_sizes:
+            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, self.num_actions)
+        self.value = nn.Linear(width, 1)
+        if init:
+            for layer in self.trunk:
+                if isinstance(layer, nn.Linear):
+                    _init(layer, math.sqrt(2))
+            _init(self.policy, 0.01)
+            _init(self.value, 1.0)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.trunk(obs)
+        return self.policy(x), self.value(x).squeeze(-1)
+
+    def numpy_policy(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The policy head as a numpy function ``obs (obs_size,) -> logits (59,)``.
+
+        For acting one decision at a time (agents, tournaments): a few matrix-vector
+        products in numpy cost a fraction of a batch-of-one torch call.
+        """
+        layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+                  for m in self.trunk if isinstance(m, nn.Linear)]  # fmt: skip
+        head_w = self.policy.weight.detach().cpu().numpy().copy()
+        head_b = self.policy.bias.detach().cpu().numpy().copy()
+        relu = self.activation == "relu"
+
+        def logits(obs: np.ndarray) -> np.ndarray:
+            x = obs
+            for w, b in layers:
+                x = w @ x + b
+                x = np.maximum(x, 0, out=x) if relu else np.tanh(x, out=x)
+            return head_w @ x + head_b
+
+        return logits
+
+    def spec(self) -> dict[str, Any]:
+        """The architecture, JSON-serialisable (stored in checkpoints)."""
+        return {
+            "obs_size": self.obs_size,
+            "hidden_sizes": list(self.hidden_sizes),
+            "activation": self.activation,
+            "num_actions": self.num_actions,
+        }
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any], *, init: bool = False) -> PolicyNet:
+        """A network of this architecture; uninitialised unless ``init`` (weights load next)."""
+        return cls(
+            obs_size=spec["obs_size"],
+            hidden_sizes=spec["hidden_sizes"],
+            activation=spec["activation"],
+            num_actions=spec["num_actions"],
+            init=init,
+        )

@@ -1,0 +1,408 @@
+"""Vectorised self-play rollouts: many games stepped together, one batched forward pass.
+
+The rollout drives ``num_games`` games of the engine directly (no PettingZoo
+wrappers) and encodes observations with the environment's own
+:class:`~craits_env.observation.ObservationEncoder`, so the network sees exactly
+what an agent sees in ``craits_v0``. Each game's seats are fixed at its start:
+one **learner** seat (drawn uniformly) and the others drawn from the
+:class:`~training.pool.OpponentPool` ("self", a frozen snapshot, or a bot spec).
+
+**A tick.** Every game advances on its own until it awaits a network decision:
+bots act on their :class:`~craits_env.public.SeatView`; a decision with a single
+legal action is applied at once, without asking anyone (forced decisions are
+counted as environment steps but are not transitions); a finished game is
+replaced by a new one. Then the pending decisions are grouped by network — the
+current one (learner and "self" seats) and each frozen snapshot in use — and
+each group is encoded into one preallocated array and decided by one forward
+pass. Every seat played by the current network and trained (the learner, and
+"self" seats with ``train_self_seats``) is a *stream* of transitions.
+
+**Rewards.** When a hand ends, each trained seat's reward for it (the
+environment's reward mode, :func:`craits_env.craits_v0.hand_rewards`) is added
+to that seat's most recent transition in the game — the reward that follows
+its action, as PettingZoo's ``last()`` pays it. A reward that arrives before a
+seat's first non-forced decision of the game follows no action of the policy
+and is dropped. The game's end marks each stream's last transition ``done``.
+
+**The buffer** is flat: streams interleave, and each transition links to its
+stream's next one (``next_index``). An update takes every transition whose
+successor is known (or that is done); a stream's latest transition, whose
+successor is still to come, bootstraps its predecessor and is carried to the
+front of the next rollout, where it is trained once its successor arrives
+(:func:`training.ppo.gae_linked`). Its log-probability is the behaviour
+policy's, as PPO's ratio needs; its value estimate is one update old.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent, make_agent
+from craits_env.actions import NUM_ACTIONS, Phase
+from craits_env.craits_v0 import hand_rewards, win_rewards
+from craits_env.engine import Game
+from craits_env.observation import ObservationEncoder
+from craits_env.public import PublicGame
+
+from .config import TrainConfig
+from .network import PolicyNet
+from .pool import SELF, OpponentPool, is_snapshot
+from .ppo import MaskedCategorical, gae_linked
+
+LEARNER = "learner"
+CURRENT = "current"  # the group of seats the current network plays (learner and "self")
+_OVER = int(Phase.GAME_OVER)
+
+
+@dataclass
+class Batch:
+    """The transitions of one update, with their advantages and returns."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+class TransitionBuffer:
+    """Preallocated arrays of transitions; streams are linked by ``next_index``."""
+
+    def __init__(self, capacity: int, obs_size: int) -> None:
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.masks = np.zeros((capacity, NUM_ACTIONS), bool)
+        self.actions = np.zeros(capacity, np.int64)
+        self.log_probs = np.zeros(capacity, np.float32)
+        self.values = np.zeros(capacity, np.float32)
+        self.rewards = np.zeros(capacity, np.float64)
+        self.dones = np.zeros(capacity, bool)
+        self.next_index = np.full(capacity, -1, np.int64)
+        self.size = 0
+        self.open = 0  # streams whose latest transition awaits its successor
+
+    _ARRAYS = ("obs", "masks", "actions", "log_probs", "values", "rewards", "dones", "next_index")
+
+    def state(self) -> dict[str, Any]:
+        return {k: getattr(self, k)[: self.size].copy() for k in self._ARRAYS} | {
+            "size": self.size,
+            "open": self.open,
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.size, self.open = state["size"], state["open"]
+        for k in self._ARRAYS:
+            getattr(self, k)[: self.size] = state[k]
+
+
+@dataclass
+class Slot:
+    """One game of the vector and who plays each of its seats."""
+
+    public: PublicGame
+    encoder: ObservationEncoder  # one per slot: its score cache follows one game
+    actors: list[str]  # per seat: LEARNER, "self", "past@U" or a bot spec
+    trained: list[bool]  # per seat: its decisions are transitions
+    bots: list[Agent | None]  # per seat: the bot, for bot seats
+    learner: int
+    last: list[int] = field(default_factory=list)  # per seat: buffer index of its latest transition
+    hands_rewarded: int = 0
+    agent_cache: dict[tuple[str, int], Agent] = field(default_factory=dict)
+
+    @property
+    def game(self) -> Game:
+        return self.public.game
+
+
+@dataclass
+class RolloutStats:
+    """What the learner seats did during one rollout (for the logs)."""
+
+    steps: int = 0  # environment steps: every decision of every seat
+    network_decisions: int = 0  # decisions the current network made (trained or not)
+    transitions: int = 0
+    learner_hand_points: list[int] = field(default_factory=list)
+    learner_wins: list[float] = field(default_factory=list)  # per finished game: 1/k if won
+    learner_scores: list[int] = field(default_factory=list)
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"env": 0.0, "encode": 0.0, "forward": 0.0}
+    )
+
+
+class SelfPlayRollout:
+    """``num_games`` games in flight; :meth:`collect` gathers one update's batch."""
+
+    def __init__(self, config: TrainConfig, pool: OpponentPool, rng: np.random.Generator) -> None:
+        self.config = config
+        self.n = config.num_players
+        self.rules = config.game_rules
+        self.pool = pool
+        self.rng = rng
+        self.obs_size = ObservationEncoder(self.n, self.rules).size
+        games = config.num_games
+        capacity = config.batch_size + games * (self.n + 1)
+        self.buffer = TransitionBuffer(capacity, self.obs_size)
+        self._obs = np.zeros((games, self.obs_size), np.float32)
+        self._masks = np.zeros((games, NUM_ACTIONS), bool)
+        self._mask_rows: dict[tuple[int, ...], np.ndarray] = {}
+        self.stats = RolloutStats()
+        self.slots = [self._new_slot() for _ in range(games)]
+
+    @staticmethod
+    def observation_size(config: TrainConfig) -> int:
+        """The length of the observation vector at ``config``'s table."""
+        return ObservationEncoder(config.num_players, config.game_rules).size
+
+    # -- games ---------------------------------------------------------------------
+
+    def _new_slot(self) -> Slot:
+        encoder = ObservationEncoder(self.n, self.rules)
+        slot = Slot(
+            public=None,  # type: ignore[arg-type]  # dealt by _new_game
+            encoder=encoder,
+            actors=[],
+            trained=[],
+            bots=[],
+            learner=0,
+        )
+        self._new_game(slot)
+        return slot
+
+    def _new_game(self, slot: Slot) -> None:
+        """Deal a new game in ``slot`` and seat its players."""
+        n, rng = self.n, self.rng
+        game = Game(n, self.rules, seed=int(rng.integers(2**63)))
+        slot.public = PublicGame(game, slot.encoder)
+        slot.learner = int(rng.integers(n))
+        opponents = iter(self.pool.draw_table(rng, n - 1))
+        slot.actors = [LEARNER if s == slot.learner else next(opponents) for s in range(n)]
+        train_self = self.config.train_self_seats
+        slot.trained = [a == LEARNER or (a == SELF and train_self) for a in slot.actors]
+        slot.bots = []
+        for s, actor in enumerate(slot.actors):
+            bot = None
+            if actor not in (LEARNER, SELF) and not is_snapshot(actor):
+                key = (actor, s)
+                if key not in slot.agent_cache:
+                    slot.agent_cache[key] = make_agent(actor)
+                bot = slot.agent_cache[key]
+                bot.reset(int(rng.integers(2**63)))
+            slot.bots.append(bot)
+        slot.last = [-1] * n
+        slot.hands_rewarded = 0
+
+    def _apply(self, slot: Slot, action: int) -> None:
+        """Apply one decision; pay the rewards of a hand that ended; close a finished game."""
+        slot.public.apply(action)
+        self.stats.steps += 1
+        game = slot.public.game
+        if len(game.hand_points) > slot.hands_rewarded:
+            self._pay(slot, game)
+
+    def _pay(self, slot: Slot, game: Game) -> None:
+        buf = self.buffer
+        mode = self.config.reward
+        stats = self.stats
+        for points in game.hand_points[slot.hands_rewarded :]:
+            stats.learner_hand_points.append(points[slot.learner])
+            rewards = hand_rewards(points, mode)
+            for s, last in enumerate(slot.last):
+                if last >= 0:
+                    buf.rewards[last] += rewards[s]
+        slot.hands_rewarded = len(game.hand_points)
+        if game.phase != _OVER:
+            return
+        final = win_rewards(game) if mode == "win" else [0.0] * self.n
+        winners = game.winners()
+        stats.learner_wins.append(1 / len(winners) if slot.learner in winners else 0.0)
+        stats.learner_scores.append(game.scores[slot.learner])
+        for s, last in enumerate(slot.last):
+            if last >= 0:
+                buf.rewards[last] += final[s]
+                buf.dones[last] = True
+                buf.open -= 1
+                slot.last[s] = -1
+
+    def _advance(self, slot: Slot) -> str:
+        """Play bots and forced decisions until a network decides; the deciding group."""
+        apply = self._apply
+        while True:
+            game = slot.public.game
+            if game.phase == _OVER:
+                self._new_game(slot)
+                game = slot.public.game
+            p: int = game.current_player  # type: ignore[assignment]
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                apply(slot, legal[0])
+                continue
+            bot = slot.bots[p]
+            if bot is not None:
+                apply(slot, bot.act(slot.public.views[p]))
+                continue
+            actor = slot.actors[p]
+            return CURRENT if actor in (LEARNER, SELF) else actor
+
+    # -- collecting ------------------------------------------------------------------
+
+    def collect(
+        self, policy: PolicyNet, batch_size: int, generator: torch.Generator
+    ) -> tuple[Batch, RolloutStats]:
+        """Step the games until ``batch_size`` transitions are complete; the batch and stats."""
+        self.stats = stats = RolloutStats()
+        buf = self.buffer
+        start = time.perf_counter()
+        while buf.size - buf.open < batch_size:
+            self._tick(policy, generator)
+        stats.seconds["env"] = (
+            time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
+        )
+        batch = self._take_batch()
+        stats.transitions = len(batch)
+        return batch, stats
+
+    def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
+        groups: dict[str, list[Slot]] = {}
+        for slot in self.slots:
+            groups.setdefault(self._advance(slot), []).append(slot)
+        for key, slots in groups.items():
+            net = policy if key == CURRENT else self.pool.network(key)
+            self._decide(net, slots, key == CURRENT, generator)
+
+    def _decide(
+        self, net: PolicyNet, slots: list[Slot], current: bool, generator: torch.Generator
+    ) -> None:
+        """Encode the pending decisions of ``slots``, run ``net`` once, store and apply."""
+        stats = self.stats
+        t0 = time.perf_counter()
+        k = len(slots)
+        obs, masks = self._obs[:k], self._masks[:k]
+        rows = self._mask_rows
+        seats = []
+        for r, slot in enumerate(slots):
+            game = slot.public.game
+            p: int = game.current_player  # type: ignore[assignment]
+            seats.append(p)
+            obs[r] = slot.encoder.encode(game, p)
+            legal = game.legal_actions()
+            row = rows.get(legal)
+            if row is None:
+                if len(rows) > 4096:
+                    rows.clear()
+                row = rows[legal] = np.zeros(NUM_ACTIONS, bool)
+                row[list(legal)] = True
+            masks[r] = row
+        t1 = time.perf_counter()
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(obs))
+            dist = MaskedCategorical(logits, torch.from_numpy(masks))
+            actions_t = dist.sample(generator)
+            log_probs = dist.log_prob(actions_t).numpy()
+        actions = actions_t.tolist()
+        t2 = time.perf_counter()
+        stats.seconds["encode"] += t1 - t0
+        stats.seconds["forward"] += t2 - t1
+        if current:
+            stats.network_decisions += k
+            self._store(slots, seats, actions, log_probs, values.numpy())
+        for slot, a in zip(slots, actions, strict=True):
+            self._apply(slot, a)
+
+    def _store(
+        self,
+        slots: list[Slot],
+        seats: list[int],
+        actions: list[int],
+        log_probs: np.ndarray,
+        values: np.ndarray,
+    ) -> None:
+        rows = [r for r, (slot, p) in enumerate(zip(slots, seats, strict=True)) if slot.trained[p]]
+        if not rows:
+            return
+        buf = self.buffer
+        j0 = buf.size
+        idx = np.arange(j0, j0 + len(rows))
+        buf.obs[idx] = self._obs[rows]
+        buf.masks[idx] = self._masks[rows]
+        buf.actions[idx] = np.asarray(actions)[rows]
+        buf.log_probs[idx] = log_probs[rows]
+        buf.values[idx] = values[rows]
+        buf.rewards[idx] = 0.0
+        buf.dones[idx] = False
+        buf.next_index[idx] = -1
+        for j, r in enumerate(rows, j0):
+            slot, p = slots[r], seats[r]
+            prev = slot.last[p]
+            if prev >= 0:
+                buf.next_index[prev] = j
+            else:
+                buf.open += 1
+            slot.last[p] = j
+        buf.size = j0 + len(rows)
+
+    def _take_batch(self) -> Batch:
+        """The complete transitions with their advantages; carry the open ones forward."""
+        buf, c = self.buffer, self.config
+        size = buf.size
+        is_open = (buf.next_index[:size] < 0) & ~buf.dones[:size]
+        adv = gae_linked(buf.rewards[:size], buf.values[:size], buf.dones[:size],
+                         buf.next_index[:size], c.gamma, c.gae_lambda, is_open)  # fmt: skip
+        done = np.flatnonzero(~is_open)
+        batch = Batch(
+            obs=buf.obs[done].copy(),
+            masks=buf.masks[done].copy(),
+            actions=buf.actions[done].copy(),
+            log_probs=buf.log_probs[done].copy(),
+            values=buf.values[done].copy(),
+            advantages=adv[done],
+            returns=adv[done] + buf.values[done],
+        )
+        carried = np.flatnonzero(is_open)
+        new_index = np.full(size, -1, np.int64)
+        new_index[carried] = np.arange(len(carried))
+        for name in TransitionBuffer._ARRAYS:
+            array = getattr(buf, name)
+            array[: len(carried)] = array[carried]
+        buf.size = len(carried)
+        for slot in self.slots:
+            slot.last = [int(new_index[i]) if i >= 0 else -1 for i in slot.last]
+        assert buf.open == len(carried)
+        return batch
+
+    # -- checkpoints -------------------------------------------------------------------
+
+    def in_use(self) -> set[str]:
+        """The frozen snapshots seated in running games."""
+        return {a for slot in self.slots for a in slot.actors if is_snapshot(a)}
+
+    def state_bytes(self) -> bytes:
+        """The games in flight, the carried transitions and the generator, pickled."""
+        state = {
+            "slots": self.slots,
+            "buffer": self.buffer.state(),
+            "rng": self.rng.bit_generator.state,
+        }
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def load_state_bytes(self, data: bytes) -> None:
+        """Restore :meth:`state_bytes` (from a checkpoint this project wrote: it unpickles)."""
+        state = pickle.loads(data)
+        if len(state["slots"]) != len(self.slots):
+            raise ValueError(
+                f"the checkpoint has {len(state['slots'])} games in flight, the config "
+                f"num_games={len(self.slots)}"
+            )
+        self.slots = state["slots"]
+        self.buffer.load_state(state["buffer"])
+        self.rng.bit_generator.state = state["rng"]

@@ -1,0 +1,199 @@
+"""The state of a PPO run and its two steps: collect a batch, learn from it.
+
+:class:`Trainer` owns the network, the optimiser, the opponent pool, the
+vectorised self-play games and every random generator; :meth:`Trainer.state`
+and :meth:`Trainer.load_state` turn all of it into a checkpoint and back, so a
+resumed run continues exactly where it stopped (same games in flight, same
+generators: the same parameters as an uninterrupted run, on the same device
+and thread count). The loop around it — logging, evaluation, checkpoints — is
+:mod:`training.train`.
+
+Randomness: ``torch.manual_seed(seed)`` initialises the network; the games,
+seats and bots' seeds come from one ``numpy`` generator; the actions are sampled
+with one ``torch.Generator`` and the minibatches shuffled with another.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from .checkpoint import bytes_to_tensor, policy_from_checkpoint, tensor_to_bytes
+from .config import TrainConfig
+from .network import PolicyNet
+from .pool import OpponentPool
+from .ppo import MaskedCategorical, explained_variance, normalize, ppo_loss
+from .selfplay import Batch, RolloutStats, SelfPlayRollout
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto``: CUDA when available, else the CPU."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda: CUDA is not available on this machine")
+    return torch.device(name)
+
+
+class Trainer:
+    """One run's learning state (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, device: torch.device, run_name: str) -> None:
+        self.config = config
+        self.device = device
+        self.run_name = run_name
+        seed = config.seed
+        torch.manual_seed(seed)
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1F]))
+        self.sample_gen = torch.Generator().manual_seed(seed * 2 + 1)
+        self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
+        probe = SelfPlayRollout.observation_size(config)
+        self.net = PolicyNet(probe, config.hidden_sizes, config.activation).to(device)
+        # The rollout acts with a CPU copy when the update runs elsewhere (small batches).
+        self.actor = self.net if device.type == "cpu" else PolicyNet.from_spec(self.net.spec())
+        self._sync_actor()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.pool = OpponentPool(config.opponents, self.net.spec(), config.pool_size)
+        self.rollout = SelfPlayRollout(config, self.pool, rng)
+        self.global_step = 0
+        self.update = 0
+        self.seconds = {"env": 0.0, "encode": 0.0, "forward": 0.0, "update": 0.0}
+
+    def _sync_actor(self) -> None:
+        if self.actor is not self.net:
+            self.actor.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
+            self.actor.requires_grad_(False)
+
+    @property
+    def learning_rate(self) -> float:
+        c = self.config
+        if not c.anneal_lr:
+            return c.learning_rate
+        return c.learning_rate * max(0.0, 1.0 - self.global_step / c.total_steps)
+
+    # -- the two steps ---------------------------------------------------------------
+
+    def collect(self) -> tuple[Batch, RolloutStats]:
+        """Play until one update's batch is complete."""
+        self.net.eval()
+        batch, stats = self.rollout.collect(self.actor, self.config.batch_size, self.sample_gen)
+        self.global_step += stats.steps
+        for k, v in stats.seconds.items():
+            self.seconds[k] += v
+        return batch, stats
+
+    def learn(self, batch: Batch) -> dict[str, float]:
+        """PPO epochs over ``batch``; the mean losses and diagnostics."""
+        start = time.perf_counter()
+        c, dev = self.config, self.device
+        lr = self.learning_rate
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        obs = torch.from_numpy(batch.obs).to(dev)
+        masks = torch.from_numpy(batch.masks).to(dev)
+        actions = torch.from_numpy(batch.actions).to(dev)
+        old_log_probs = torch.from_numpy(batch.log_probs).to(dev)
+        old_values = torch.from_numpy(batch.values).to(dev)
+        advantages = torch.from_numpy(batch.advantages).to(dev)
+        returns = torch.from_numpy(batch.returns).to(dev)
+        self.net.train()
+        sums: dict[str, float] = {}
+        count = 0
+        stopped = False
+        for _ in range(c.update_epochs):
+            order = torch.randperm(len(batch), generator=self.shuffle_gen)
+            for mb in order.tensor_split(c.num_minibatches):
+                mb = mb.to(dev)
+                logits, value = self.net(obs[mb])
+                dist = MaskedCategorical(logits, masks[mb])
+                adv = normalize(advantages[mb]) if c.norm_adv else advantages[mb]
+                out = ppo_loss(
+                    new_log_prob=dist.log_prob(actions[mb]),
+                    old_log_prob=old_log_probs[mb],
+                    advantages=adv,
+                    entropy=dist.entropy(),
+                    new_value=value,
+                    old_value=old_values[mb],
+                    returns=returns[mb],
+                    clip_coef=c.clip_coef,
+                    clip_vloss=c.clip_vloss,
+                    ent_coef=c.ent_coef,
+                    vf_coef=c.vf_coef,
+                )
+                self.optimizer.zero_grad(set_to_none=True)
+                out.loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
+                    sums[key] = sums.get(key, 0.0) + getattr(out, key)
+                count += 1
+                if c.target_kl > 0 and out.approx_kl > c.target_kl:
+                    stopped = True
+                    break
+            if stopped:
+                break
+        self.net.eval()
+        self._sync_actor()
+        self.update += 1
+        if self.update % c.snapshot_every == 0:
+            self.pool.add_snapshot(self.net, self.update)
+            self.pool.prune(self.rollout.in_use())
+        metrics = {k: v / count for k, v in sums.items()}
+        metrics["explained_variance"] = explained_variance(batch.values, batch.returns)
+        metrics["minibatches"] = float(count)
+        metrics["early_stop"] = float(stopped)
+        metrics["learning_rate"] = lr
+        self.seconds["update"] += time.perf_counter() - start
+        return metrics
+
+    # -- checkpoints ----------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """Everything a checkpoint holds (see :mod:`training.checkpoint`)."""
+        return {
+            "network": self.net.spec(),
+            "policy": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+            "num_players": self.config.num_players,
+            "rules": self.config.game_rules.to_dict(),
+            "config": self.config.to_dict(),
+            "run_name": self.run_name,
+            "global_step": self.global_step,
+            "update": self.update,
+            "seconds": dict(self.seconds),
+            "optimizer": self.optimizer.state_dict(),
+            "pool": self.pool.state_dict(),
+            "rng": {
+                "torch": torch.get_rng_state(),
+                "sample": self.sample_gen.get_state(),
+                "shuffle": self.shuffle_gen.get_state(),
+            },
+            "rollout": bytes_to_tensor(self.rollout.state_bytes()),
+        }
+
+    def load_state(self, data: dict[str, Any], path: str = "checkpoint") -> None:
+        """Continue from a checkpoint's dict (``ValueError`` if it does not fit this config)."""
+        net = policy_from_checkpoint(data, path)
+        if net.spec() != self.net.spec():
+            raise ValueError(
+                f"checkpoint {path}: network {net.spec()} does not match the config's "
+                f"{self.net.spec()}"
+            )
+        try:
+            self.net.load_state_dict(net.state_dict())
+            self.optimizer.load_state_dict(data["optimizer"])
+            self.pool.load_state_dict(data["pool"])
+            torch.set_rng_state(data["rng"]["torch"])
+            self.sample_gen.set_state(data["rng"]["sample"])
+            self.shuffle_gen.set_state(data["rng"]["shuffle"])
+            self.rollout.load_state_bytes(tensor_to_bytes(data["rollout"]))
+            self.global_step = int(data["global_step"])
+            self.update = int(data["update"])
+            self.seconds.update(data.get("seconds", {}))
+            self.run_name = str(data["run_name"])
+        except (KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"checkpoint {path}: cannot resume from it ({e})") from None
+        self._sync_actor()
