@@ -16,6 +16,7 @@ from agents.base import make_agent
 from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
 from craits_env.observation import ObservationEncoder
+from craits_env.records import read_records, replay
 from experiments.tournament import TournamentConfig, run_games
 from training.checkpoint import load_checkpoint, load_policy, save_checkpoint, tensor_to_bytes
 from training.config import TrainConfig, config_names, load_config, parse_override, to_toml
@@ -317,8 +318,8 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    result = train(tiny(eval_every=3, final_eval_deals=2), out=out, progress=False,
-                   echo=lambda s: None)  # fmt: skip
+    result = train(tiny(eval_every=3, final_eval_deals=2, eval_records=True), out=out,
+                   progress=False, echo=lambda s: None)  # fmt: skip
     assert result.global_step >= 1500 and result.updates >= 3
     assert set(result.evaluations) == {"greedy"}
     return out
@@ -343,6 +344,12 @@ def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path
     assert sorted(p.name for p in (smoke_run / "checkpoints").glob("*.pt"))[0] == "step_000001.pt"
     assert (smoke_run / "eval" / "greedy" / "results.json").is_file()
     assert (smoke_run / "config.toml").is_file()
+    # eval_records: the final evaluation's games as records that replay to their scores
+    records = [rec for _, rec in read_records(smoke_run / "eval" / "greedy" / "records.jsonl")]
+    assert len(records) == 2 * 2  # 2 deals, 2 seat rotations
+    for rec in records:
+        assert replay(rec).scores == rec["scores"]
+        assert any(spec.startswith("ppo:") for spec in rec["seats"])
     net, meta = load_policy(smoke_run / "final.pt")
     assert meta["num_players"] == 2 and net.obs_size == ObservationEncoder(2, Rules()).size
 

@@ -104,6 +104,9 @@ class TrainConfig:
     """deals of each periodic evaluation (each played under every seat rotation)"""
     final_eval_deals: int = 300
     """deals of the final evaluation, whose tables are printed (0: none)"""
+    eval_records: bool = False
+    """the final evaluation also saves its games as game records
+    (``eval/<opponent>/records.jsonl``; ``craits replay`` re-runs them)"""
     eval_opponents: tuple[str, ...] = ("greedy", "tactician", "expert")
     """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
     torch_threads: int = 1

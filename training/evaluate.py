@@ -50,11 +50,14 @@ def evaluate(
     deals: int,
     out: Path | None = None,
     title: str | None = None,
+    record: bool = False,
 ) -> dict[str, Any]:
     """The agent's and the opponent's rows of the table (``experiments.tournament_stats``).
 
     With ``out``, the games are stored and the usual outputs written there
-    (``results.json``, ``.md``, ``.csv``, ``.png``); without, it plays in memory.
+    (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` every game's
+    record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``, it plays
+    in memory.
     Returns ``{"agent": row, "opponent": row, "summary": summary, "markdown": table}``.
     """
     config = eval_config(checkpoint, opponent, num_players, rules, deals)
@@ -62,7 +65,7 @@ def evaluate(
         player = GamePlayer(config)
         games = [player.play(task) for task in plan(config)]
     else:
-        games = results_in_order(run_games(config, out), config)
+        games = results_in_order(run_games(config, out, record=record), config)
     summary = summarize(games, list(config.specs), config.seed)
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
     command = tournament_command(config)

@@ -211,7 +211,8 @@ def train(
             for opponent in config.eval_opponents:
                 target = out / "eval" / re.sub(r"[^\w.-]+", "_", opponent)
                 result = evaluate(final, opponent, config.num_players, config.game_rules,
-                                  config.final_eval_deals, out=target)  # fmt: skip
+                                  config.final_eval_deals, out=target,
+                                  record=config.eval_records)  # fmt: skip
                 _log_eval(writer, trainer.global_step, opponent, result)
                 evaluations[opponent] = result
     finally:
