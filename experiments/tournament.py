@@ -213,6 +213,16 @@ class GamePlayer:
 # ----------------------------------------------------------------------------- storage
 
 
+def _extends(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``wanted`` is the tournament ``stored`` with more deals."""
+    same = {k: v for k, v in stored.items() if k != "deals"}
+    return (
+        same == {k: v for k, v in wanted.items() if k != "deals"}
+        and isinstance(stored.get("deals"), int)
+        and stored["deals"] <= wanted["deals"]
+    )
+
+
 class ResultStore:
     """``DIR/games.jsonl``: one finished game per line, appended and flushed as games end.
 
@@ -229,11 +239,16 @@ class ResultStore:
                 stored = json.loads(config_path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 raise TournamentError(f"{config_path}: unreadable ({e})") from None
-            if stored != config.to_dict():
-                raise TournamentError(
-                    f"{out} holds results of a different tournament ({config_path}); "
-                    "use another --out or delete it"
-                )
+            wanted = config.to_dict()
+            if stored != wanted:
+                if not _extends(stored, wanted):
+                    raise TournamentError(
+                        f"{out} holds results of a different tournament ({config_path}); "
+                        "use another --out or delete it (only --deals may grow)"
+                    )
+                # More deals of the same tournament: a game depends only on the seed, its
+                # deal, line-up and rotation, so the games played stay valid.
+                atomic_write_json(config_path, wanted)
         else:
             atomic_write_json(config_path, config.to_dict())
         self.games: dict[str, dict[str, Any]] = {}

@@ -14,6 +14,7 @@ import pytest
 from agents.base import RandomAgent, register
 from craits_env import Rules
 from experiments.tournament import (
+    CONFIG_FILE,
     GAMES_FILE,
     TournamentConfig,
     TournamentError,
@@ -132,9 +133,29 @@ def test_resume_after_interruption_gives_the_same_table(tmp_path: Path) -> None:
 
 
 def test_results_directory_of_another_tournament_is_refused(tmp_path: Path) -> None:
-    run_games(config(("random", "random", "random"), deals=1), tmp_path)
-    with pytest.raises(TournamentError, match="different tournament"):
-        run_games(config(("random", "random", "random"), deals=2), tmp_path)
+    run_games(config(("random", "random", "random"), deals=2), tmp_path)
+    for other in (config(("random", "random", "random"), deals=2, seed=9),
+                  config(("random", "random", "greedy"), deals=2),
+                  config(("random", "random", "random"), deals=1)):  # fmt: skip
+        with pytest.raises(TournamentError, match="different tournament"):
+            run_games(other, tmp_path)
+
+
+def test_more_deals_extend_a_finished_tournament(tmp_path: Path) -> None:
+    """Growing --deals keeps the games played and plays only the new deals: the table equals
+    a fresh run of the larger tournament."""
+    specs = ("random", "greedy", "tactician", "expert")
+    small = TournamentConfig(specs, 3, 4, 5, SHORT, schedule="cycle")
+    large = TournamentConfig(specs, 3, 7, 5, SHORT, schedule="cycle")
+    out = tmp_path / "grow"
+    first = run_games(small, out)
+    assert len(first) == 4 * 3
+    played: list[int] = []
+    grown = run_games(large, out, progress=lambda done, total: played.append(done))
+    assert played[0] == 4 * 3 and played[-1] == 7 * 3  # only the three new deals were played
+    assert {k: grown[k] for k in first} == first
+    assert table(grown, large) == table(run_games(large, tmp_path / "fresh"), large)
+    assert json.loads((out / CONFIG_FILE).read_text())["deals"] == 7
 
 
 def test_illegal_action_stops_cleanly_naming_agent_and_position(tmp_path: Path) -> None:
