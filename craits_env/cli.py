@@ -179,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate tournament: each deal is played under every seat rotation (and, "
         "with more specs than players, by every combination of PLAYERS specs) so that the luck "
         "of the cards cancels. Writes DIR/results.json, .csv, .md and .png; games are saved as "
-        "they finish in DIR/games.jsonl, and rerunning the same command resumes.",
+        "they finish in DIR/games.jsonl, and rerunning the same command resumes (a larger "
+        "--deals extends a finished tournament).",
     )
     tour.add_argument(
         "specs", nargs="+", metavar="SPEC",
