@@ -17,6 +17,7 @@ import io
 from pathlib import Path
 
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
+from experiments.tournament_stats import figure_png
 
 
 def read_scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
@@ -99,11 +100,7 @@ def plot(scalars: dict[str, list[tuple[int, float]]], players: int, title: str) 
         a.set_xlabel("environment steps (millions)")
         a.grid(alpha=0.3)
     fig.suptitle(title)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, dpi=100)
 
 
 def to_csv(scalars: dict[str, list[tuple[int, float]]]) -> str:

@@ -215,9 +215,16 @@ def to_png(summary: dict[str, Any], title: str) -> bytes:
     ax1.set_yticks(y, names)
     ax1.invert_yaxis()
     fig.suptitle(title)
+    return figure_png(fig, dpi=110)
+
+
+def figure_png(fig: Any, dpi: int) -> bytes:
+    """A matplotlib figure, laid out, as PNG bytes (then closed), for an atomic write."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    fig.savefig(buf, format="png", dpi=dpi)
     plt.close(fig)
     return buf.getvalue()
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +33,7 @@ from experiments.tournament import (
 )
 
 from .test_invariants import random_config
+from .test_play import run_cli
 
 
 def random_record(seed: int, n: int = 3, rules: Rules | None = None) -> dict[str, Any]:
@@ -194,13 +192,6 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- craits replay
-
-
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    env["PYTHONIOENCODING"] = "utf-8"
-    return subprocess.run([sys.executable, "-m", "craits_env.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
 
 
 def test_replay_command_shows_a_game_step_by_step_and_checks_scores(tmp_path: Path) -> None:
