@@ -121,6 +121,7 @@ class GreedyAgent:
     """
 
     name = "greedy"
+    version = 1  # bump when its play changes: stored results are keyed by it
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
@@ -269,6 +270,7 @@ class TacticianAgent(GreedyAgent):
     """
 
     name = "tactician"
+    version = 1  # bump when its play changes: stored results are keyed by it
 
     THREAT: tuple[float, ...] = (0.0, 55.0, 24.0, 12.0, 8.0, 6.0, 5.0, 4.0)
     """Threat of an opponent holding 0, 1, 2, … cards (the last entry for more)."""
@@ -402,8 +404,10 @@ class TacticianAgent(GreedyAgent):
         if rank == _SEVEN:
             if t.seven_next:
                 return self.DRAW * threat[t.nxt]
-            victim = (t.nxt + t.direction) % t.n  # R4.3 next_but_one
-            return -t.draw_self if victim == t.me else self.DRAW * threat[victim]
+            # R4.3 next_but_one: the player after the next, at four or more players; with two
+            # or three the next player draws (a 7 never hits its own player).
+            victim = (t.nxt + t.direction) % t.n if t.n > 3 else t.nxt
+            return self.DRAW * threat[victim]
         if rank == _TEN:
             return self.REVERSE * (threat[t.nxt] - threat[t.prv]) if t.n > 2 else 0.0
         if rank == _TWO:
@@ -508,6 +512,7 @@ class ExpertAgent(TacticianAgent):
     """
 
     name = "expert"
+    version = 1  # bump when its play changes: stored results are keyed by it
 
     SKIP = 0.7
     COUNT_RISK = 30.0

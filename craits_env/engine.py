@@ -431,12 +431,9 @@ class Game:
 
     def _take_count(self, p: int) -> None:
         """R5.3: draw as many cards as the count; the count ends."""
-        self._draw(p, self.count)
+        self._draw(p, self.count)  # a went-out taker is back in the hand (R6.2 option)
         self.count = 0
-        went_out = self.went_out
-        if self.rules.count_out_can_return:  # R6.2 option
-            self.went_out = went_out = [s for s in went_out if not self.hands[s]]
-        if went_out:  # R6.2: the hand ends when the count ends
+        if self.went_out:  # R6.2: the hand ends when the count ends
             self._end_hand()
         self._begin_turn(self._next(p))
 
@@ -475,8 +472,9 @@ class Game:
             for _ in range(self.num_players - 1):
                 self._draw(q, 1)
                 q = self._next(q)
-        elif rank == _SEVEN:  # R4.3
-            self._draw(nxt if rules.seven_hits == "next" else self._next(nxt), 1)
+        elif rank == _SEVEN:  # R4.3: next_but_one hits the next player at two or three players
+            far = rules.seven_hits == "next_but_one" and self.num_players > 3
+            self._draw(self._next(nxt) if far else nxt, 1)
         elif rules.face_cards:
             if rank == _JACK:  # R9.1, R9.4
                 self._draw(nxt, 2 * self.jack_run)
@@ -495,7 +493,7 @@ class Game:
         returning = self.rules.count_out_can_return
         if not hands[p]:
             self.went_out.append(p)
-            if not returning and not any(hands):
+            if not any(hands):  # R6.2: nobody holds a card, with or without the option
                 self._end_hand()
         q = self._next(p)
         if not returning:
@@ -532,10 +530,17 @@ class Game:
         """``p`` draws ``k`` cards one at a time, reshuffling when the stock is empty (R10)."""
         hand = self.hands[p]
         stock = self._stock
+        went_out = self.went_out
+        # R6.2 count_out_can_return: a went-out player who draws (the count, a one-card
+        # penalty, R7.1) holds cards again and leaves went_out with the first card.
+        back = bool(went_out) and p in went_out
         for _ in range(k):
             if not stock:
                 self._reshuffle(p)
             insort(hand, stock.pop())
+            if back:
+                went_out.remove(p)
+                back = False
         self.drawn[p] += k
 
     def _reshuffle(self, p: int) -> None:
@@ -560,7 +565,7 @@ class Game:
         stock = self._stock  # refilled in place: _draw holds a reference
         stock[:] = order
         stock.reverse()
-        self.jack_run = 1 if RANK_OF[discard[-1]] == _JACK else 0  # R9.1: the run on the pile
+        # R9.1: the jack run is counted as played; a reshuffle does not break it.
 
     # ------------------------------------------------------------------ hands
 

@@ -21,7 +21,7 @@ The slice table (a test checks it against the code; the README repeats it):
 | `extra_play` | 1 | 1 if this play continues your turn (a 6, a king's sequence, a starter) |
 | `king_cards_left` | 1 | cards still owed in a king's sequence (R9.3), / 3 |
 | `count` | 1 | the count (R5), 0 when off, / 10 |
-| `jack_run` | 1 | jacks in a row on top of the discard pile (R9.1), / 4 |
+| `jack_run` | 1 | jacks played in a row, the last one on top of the discard pile (R9.1), / 4 |
 | `direction` | 1 | direction of play: +1 left, -1 right |
 | `own_status` | 5 | you: hand size / 10, shuffle pressures / 10, one-card penalty due, went out, score (scaled) |
 | `opponents` | 5 × (n−1) | per opponent, relative seat order: hand size / 10, shuffle pressures / 10, one-card penalty due, went out, score minus yours (scaled) |
@@ -85,7 +85,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("king_cards_left", "1", 0, 1, "cards still owed in a king's sequence (R9.3), / 3"),
     Field("count", "1", 0, 10, "the count (R5), 0 when off, / 10"),
-    Field("jack_run", "1", 0, 2, "jacks in a row on top of the discard pile (R9.1), / 4"),
+    Field("jack_run", "1", 0, 2, "jacks played in a row, the last one on top of the discard pile (R9.1), / 4"),
     Field("direction", "1", -1, 1, "direction of play: +1 left, -1 right"),
     Field(
         "own_status", "5", -SCORE_CLIP, SCORE_CLIP,

@@ -19,6 +19,11 @@ IDIOT_PENALTY = ("forfeit", "draw_one")  # R7.2
 NUM_DECKS = (None, 1, 2)  # R1.5
 MIN_PLAYERS, MAX_PLAYERS = 2, 10  # R1.5
 
+# The engine's reading of the rules: bumped whenever a rule's implementation changes, so that
+# games stored under an older reading are never mixed with new ones (tournament stores keep it).
+# 2: R4.3 next_but_one at 2-3 players, R6.2 count_out_can_return corners, R9.1 jack runs.
+RULES_REVISION = 2
+
 
 @dataclass(frozen=True, kw_only=True)
 class Rules:

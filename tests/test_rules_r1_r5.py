@@ -554,27 +554,37 @@ def test_r2_5_starter_six_dealer_without_a_playable_card_draws_and_passes():
     assert state(g) == (1, "play", ids("9s"))
 
 
-@pytest.mark.parametrize(("seven_hits", "hit"), [("next", 1), ("next_but_one", 2)])
-def test_r2_5_starter_seven_hits_in_the_dealers_name(seven_hits, hit):
-    # R2.5/R4.3: a starter 7 makes seat 1 (or with next_but_one seat 2) draw; seat 1 plays.
+@pytest.mark.parametrize("seven_hits", ["next", "next_but_one"])
+def test_r2_5_starter_seven_hits_in_the_dealers_name(seven_hits):
+    # R2.5/R4.3: a starter 7 makes seat 1 draw; with three players next_but_one hits the
+    # next player too. Seat 1 then plays.
     p1 = ["Ac", "4d", "9s"]
     g = _three(P0, p1, P2, "7h", stock=["Ah"], seven_hits=seven_hits)
-    expected = [P0, p1, P2]
+    assert_hands(g, [P0, [*p1, "Ah"], P2])
+    assert state(g) == (1, "play", ids("Ah", "9s"))
+
+
+@pytest.mark.parametrize(("seven_hits", "hit"), [("next", 1), ("next_but_one", 2)])
+def test_r2_5_starter_seven_with_four_players_next_but_one_hits_seat_two(seven_hits, hit):
+    # R2.5/R4.3: at four players a next_but_one starter 7 hits seat 2; seat 1 plays first.
+    p1 = ["Ac", "4d", "9s"]
+    g = four_players(p1, starter="7h", stock=("Ah",), seven_hits=seven_hits)
+    expected = [["Kc", "Qc", "Jc"], p1, ["Kd", "Qd", "Jd"], ["Ks", "Js", "Ts"]]
     expected[hit] = [*expected[hit], "Ah"]
     assert_hands(g, expected)
-    assert g.current_player == 1 and g.snapshot()["phase"] == "play"
+    assert state(g) == (1, "play", ids("Ah", "9s") if hit == 1 else ids("9s"))
 
 
-def test_r2_5_starter_seven_next_but_one_with_two_players_hits_the_dealer():
-    # R2.5/R4.3: with two players the next but one after the dealer is the dealer.
+def test_r2_5_starter_seven_next_but_one_with_two_players_hits_the_next_player():
+    # R2.5/R4.3: with two players next_but_one hits the next player (seat 1), not the dealer.
     g = stacked_game(
         [["Kc", "Qd", "3s"], ["Ac", "4d", "9s"]],
         starter="7h",
         stock=["Ah"],
         seven_hits="next_but_one",
     )
-    assert_hands(g, [["Kc", "Qd", "3s", "Ah"], ["Ac", "4d", "9s"]])
-    assert state(g) == (1, "play", ids("9s"))
+    assert_hands(g, [["Kc", "Qd", "3s"], ["Ac", "4d", "9s", "Ah"]])
+    assert state(g) == (1, "play", ids("Ah", "9s"))
 
 
 def test_r2_5_starter_eight_dealer_calls_any_suit():
@@ -1144,7 +1154,18 @@ def test_r4_3_seven_hits_next_by_default():
 
 
 def test_r4_3_seven_hits_next_but_one():
-    # R4.3: "next_but_one": seat 0 draws; seat 2 plays without drawing.
+    # R4.3: "next_but_one" at four players: seat 3 draws; seat 2 plays without drawing.
+    g = four_players(["7h", "4c", "5c"], stock=("Ah",), seven_hits="next_but_one")
+    play(g, "7h")
+    assert_hands(
+        g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd"], ["Ks", "Js", "Ts", "Ah"]]
+    )
+    assert state(g) == (2, "play", (DRAW,))
+
+
+def test_r4_3_next_but_one_with_three_players_hits_the_next_player():
+    # R4.3: with only three players next_but_one hits the next player (seat 2), who then
+    # plays the drawn Ah; seat 0 draws nothing.
     g = _three(
         ["Kc", "Qc", "Jc"],
         ["7h", "4c", "5c"],
@@ -1154,12 +1175,12 @@ def test_r4_3_seven_hits_next_but_one():
         seven_hits="next_but_one",
     )
     play(g, "7h")
-    assert_hands(g, [["Kc", "Qc", "Jc", "Ah"], ["4c", "5c"], ["Kd", "Qd", "Jd"]])
-    assert state(g) == (2, "play", (DRAW,))
+    assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd", "Ah"]])
+    assert state(g) == (2, "play", ids("Ah"))
 
 
-def test_r4_3_next_but_one_with_two_players_hits_the_sevens_own_player():
-    # R4.3: with two players the next but one is the player of the 7.
+def test_r4_3_next_but_one_with_two_players_hits_the_next_player():
+    # R4.3: with two players next_but_one hits the opponent, never the 7's own player.
     g = stacked_game(
         [["Kc", "Qc", "Jc"], ["7h", "4c", "5c"]],
         starter="3h",
@@ -1167,21 +1188,18 @@ def test_r4_3_next_but_one_with_two_players_hits_the_sevens_own_player():
         seven_hits="next_but_one",
     )
     play(g, "7h")
-    assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c", "Ah"]])
-    assert state(g) == (0, "play", (DRAW,))
+    assert_hands(g, [["Kc", "Qc", "Jc", "Ah"], ["4c", "5c"]])
+    assert state(g) == (0, "play", ids("Ah"))
 
 
-def test_r4_3_next_but_one_last_card_seven_with_two_players_does_not_go_out():
-    # R4.3/R6.1: the 7 makes its own player draw, so they do not go out.
+def test_r4_3_next_but_one_last_card_seven_with_two_players_goes_out():
+    # R4.3/R6.1: a 7 never hits its own player: the opponent draws Qd, then the hand ends.
     g = stacked_game([["Kc"], ["7h"]], starter="3h", stock=["Qd"], seven_hits="next_but_one")
     play(g, "7h")
     s = g.snapshot()
-    assert s["went_out"] == [] and s["hand_points"] == []
-    assert_hands(g, [["Kc"], ["Qd"]])
-    assert state(g) == (0, "play", (DRAW,))
-    g.apply(DRAW)  # the rest of the deck in index order: Ac comes next
-    assert_hands(g, [["Ac", "Kc"], ["Qd"]])
-    assert state(g) == (1, "play", (DRAW,))
+    assert s["phase"] == "game_over" and s["went_out"] == [1]
+    assert_hands(g, [["Kc", "Qd"], []])
+    assert s["hand_points"] == [[20, 0]]
 
 
 def test_r4_3_last_card_seven_default_hits_the_opponent_and_goes_out():

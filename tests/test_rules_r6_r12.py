@@ -108,14 +108,23 @@ def test_r6_1_nobody_goes_out_on_a_face_card_king() -> None:
     assert hand(g, 1) == ["Qd"]
 
 
-def test_r6_1_next_but_one_seven_hitting_its_own_player() -> None:
-    # R6.1 / R4.3: with two players a next_but_one 7 hits its own player, who does not go out.
-    g = stacked_game([["9h"], ["7c"]], starter="3c", stock=["Qd"], seven_hits="next_but_one")
+@pytest.mark.parametrize(
+    ("hands", "expected"),
+    [
+        ([["9h"], ["7c"]], [30 + 10, 0]),  # two players: P0, the next player, draws Qd
+        ([["9h"], ["7c"], ["Th"]], [30, 0, 25 + 10]),  # three: P2, the next player
+        ([["9h"], ["7c"], ["Th"], ["4h"]], [30, 0, 25, 15 + 10]),  # four: P3, next but one
+    ],
+)
+def test_r6_1_next_but_one_last_seven_never_hits_its_own_player(
+    hands: list[list[str]], expected: list[int]
+) -> None:
+    # R6.1 / R4.3: a next_but_one 7 hits the next player at two or three players and the
+    # next but one at four, never its own player: its player goes out on a last 7.
+    g = stacked_game(hands, starter="3c", stock=["Qd"], seven_hits="next_but_one")
     act(g, "7c")
-    s = g.snapshot()
-    assert (s["phase"], s["current_player"], s["went_out"]) == ("play", 0, [])
-    assert hand(g, 1) == ["Qd"]
-    assert hand(g, 0) == ["9h"]
+    assert g.snapshot()["went_out"] == [1]
+    assert points(g) == expected
 
 
 def test_r6_1_next_seven_with_two_players_goes_out() -> None:
@@ -223,16 +232,86 @@ def test_r6_2_no_player_holding_a_card_ends_the_hand_at_once() -> None:
 
 
 def test_r6_2_count_out_can_return_on_the_count_is_taken_by_an_empty_player() -> None:
-    # R6.2 option: P1 (out) stays in the rotation and must take the count; P0 went out.
+    # R6.2 option: P1 goes out on 2c, P2 on Ad; P0 plays Ah and still holds cards, so the
+    # count reaches P1 (out, but in the rotation), who must take it and is back in the hand.
+    # The count ends with P2 still empty: the hand ends, P2 the only one out.
     g = stacked_game(
-        [["Ad"], ["2c"]], starter="3c", stock=["Kd", "Qd", "Jd"], count_out_can_return=True
+        [["Ah", "Kh"], ["Qc", "2c"], ["Jc", "Ad"]],
+        starter="3c",
+        stock=["Td", "Kd", "Qd", "Jd", "9d"],
+        one_card="off",
+        count_out_can_return=True,
     )
-    act(g, "2c", "Ad")
+    act(g, "Qc", "Jc", "draw")  # P0 cannot play on Jc and draws Td
+    act(g, "2c", "Ad", "Ah")  # count 2, 3, 4
     s = g.snapshot()
-    assert (s["phase"], s["current_player"], s["count"]) == ("count", 1, 3)
+    assert (s["phase"], s["current_player"], s["count"], s["went_out"]) == ("count", 1, 4, [1, 2])
     assert g.legal_actions() == (DRAW,)
-    act(g, "draw")
-    assert points(g) == [0, 30]
+    act(g, "draw")  # P1 draws Kd Qd Jd 9d
+    s = g.snapshot()
+    assert s["went_out"] == [2]
+    assert hand(g, 1) == cards("Kd", "Qd", "Jd", "9d")
+    assert points(g) == [10 + 25, 10 + 10 + 10 + 30, 0]
+
+
+@pytest.mark.parametrize("returning", [False, True])
+def test_r6_2_nobody_holding_a_card_ends_the_hand_at_once_with_or_without_the_option(
+    returning: bool,
+) -> None:
+    # R6.2: the turned-up 2c starts the count; P1 goes out on As (3), P0 on 2d (5). Nobody
+    # holds a card: the hand ends at once, with count_out_can_return too; nobody draws.
+    g = stacked_game([["2d"], ["As"]], starter="2c", count_out_can_return=returning)
+    stock = g.snapshot()["stock"]
+    act(g, "As")
+    s = g.snapshot()
+    assert (s["phase"], s["current_player"], s["count"], s["went_out"]) == ("count", 0, 3, [1])
+    act(g, "2d")
+    s = g.snapshot()
+    assert (s["went_out"], s["stock"], s["drawn"]) == ([1, 0], stock, [0, 0])
+    assert points(g) == [0, 0]
+
+
+def _silent_out_in_the_count(**options: object) -> Game:
+    # P1 plays 6c leaving 2c and stays silent (R7.1), then goes out on 2c, the 6's extra play:
+    # the count starts at 2 with P1's penalty pending. P0 plays Ad (count 3) and declares.
+    g = stacked_game(
+        [["Ad", "Kh"], ["6c", "2c"]],
+        starter="3c",
+        stock=["Kd", "Qd", "Jd", "Td", "9d"],
+        count_out_can_return=True,
+        **options,
+    )
+    act(g, "6c", "silent", "2c")
+    s = g.snapshot()
+    assert (s["phase"], s["current_player"], s["count"], s["went_out"]) == ("count", 0, 2, [1])
+    assert s["one_card_penalty_pending"] == [False, True]
+    act(g, "Ad", "declare")
+    return g
+
+
+def test_r6_2_count_out_can_return_a_one_card_penalty_brings_a_went_out_player_back() -> None:
+    # R6.2 option / R7.1: the count reaches P1 (out, in the rotation) on a penalty turn: P1
+    # draws Kd Qd, is back in the hand (leaves went_out) and the count (3) passes on to P0.
+    g = _silent_out_in_the_count()
+    s = g.snapshot()
+    assert (s["phase"], s["current_player"], s["count"], s["went_out"]) == ("count", 0, 3, [])
+    assert s["one_card_penalty_pending"] == [False, False]
+    assert hand(g, 1) == cards("Kd", "Qd")
+    act(g, "draw")  # P0 takes the count: Jd Td 9d; nobody is empty, so the hand goes on
+    s = g.snapshot()
+    assert (s["phase"], s["current_player"], s["count"], s["top"]) == ("play", 1, 0, "Ad")
+    assert (s["went_out"], s["hand_points"]) == ([], [])
+    assert hand(g, 0) == cards("Kh", "Jd", "Td", "9d")
+    assert g.legal_actions() == tuple(sorted(parse_card(c) for c in ("Kd", "Qd")))
+
+
+def test_r6_2_count_out_can_return_a_player_back_by_a_penalty_scores_their_cards() -> None:
+    # R6.2 option / R7.1 / R12: the hand is cut off right after P1's penalty draw (decision
+    # 5, P0's declaration): P1 is no longer out and scores Kd Qd; P0 scores Kh.
+    g = _silent_out_in_the_count(hand_decision_limit=5)
+    s = g.snapshot()
+    assert s["went_out"] == []
+    assert points(g) == [10, 10 + 10]
 
 
 def _two_player_count_game(**options: object) -> Game:
@@ -786,6 +865,42 @@ def test_r9_1_jack_in_a_kings_sequence_counts_in_the_run() -> None:
     s = g.snapshot()
     assert (s["current_player"], s["jack_run"]) == (0, 2)
     assert sizes(g) == [5, 1, 9]
+
+
+def test_r9_1_a_reshuffle_does_not_break_the_jack_run() -> None:
+    # R9.1 / R10.1: two players are dealt 23 cards each, so the stock holds five. P1 plays
+    # 6c 6d 6h 6s (extra plays) and 3s, P0 plays 3h, then P1 plays three jacks in a row. P0
+    # draws 2 for Jh; for Jd (a run of 2) P0 draws 3, the stock runs out and the pile under Jd
+    # (Jh included) is reshuffled; Js still makes a run of 3: P0 draws six.
+    p1 = ["6c", "6d", "6h", "6s", "3s", "Jh", "Jd", "Js"]
+    stock = ["Kd", "Qd", "Td", "9d", "8d"]
+    rest = [c for c in ALL_CARDS if c not in [*p1, *stock, "3c", "3h"]]
+    p0 = ["3h", *rest[15:]]
+    p1 = [*p1, *rest[:15]]
+    reshuffle = ["Jh", "3c", "6c", "6d", "6h", "6s", "3s", "3h"]  # next-first
+    g = stacked_game(
+        [p0, p1],
+        starter="3c",
+        stock=stock,
+        face_cards=True,
+        one_card="off",
+        reshuffles=[[reshuffle]],
+    )
+    act(g, "6c", "6d", "6h", "6s", "3s", "3h", "Jh")
+    s = g.snapshot()
+    assert (s["current_player"], s["jack_run"], s["stock"]) == (1, 1, ["Td", "9d", "8d"])
+    act(g, "Jd")  # P0 draws Td 9d 8d, reshuffle (P0's pressure), then Jh
+    s = g.snapshot()
+    assert (s["current_player"], s["jack_run"], s["discard"]) == (1, 2, ["Jd"])
+    assert (s["reshuffles"], s["stock"]) == ([reshuffle], reshuffle[1:])
+    assert (s["shuffle_pressures"], s["scores"]) == ([1, 0], [5, 0])
+    act(g, "Js")  # a run of 3: P0 draws 3c 6c 6d 6h 6s 3s and forfeits
+    s = g.snapshot()
+    assert (s["current_player"], s["jack_run"], s["stock"]) == (1, 3, ["3h"])
+    assert s["discard"] == ["Jd", "Js"]
+    drawn = ["Kd", "Qd", "Td", "9d", "8d", "Jh", "3c", "6c", "6d", "6h", "6s", "3s"]
+    assert Counter(s["hands"][0]) == Counter([*rest[15:], *drawn])
+    assert Counter(s["hands"][1]) == Counter(rest[:15])
 
 
 def test_r9_2_queen_of_spades_draw_five_and_forfeit() -> None:
