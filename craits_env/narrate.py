@@ -9,7 +9,13 @@ down for scoring, with what each 3 cancelled (R8.3).
 A decision can end a hand, and the engine deals the next one inside the same ``apply``;
 the narrator then asks ``hand_end(i)`` for the game as it stood when hand ``i`` was
 scored (:func:`craits_env.records.replay` with ``hands=i + 1`` gives exactly that).
-Text only: no I/O, no colours.
+The ``…_by_hand`` methods give the same lines in parts, split after each hand's summary,
+for a caller that pauses between hands.
+
+A decision is one line, with what it caused after a dash ("you played 4♣ — skips
+player_1"). A suit call or a one-card declaration that lets an earlier card take effect
+stands alone, and what followed gets its own line, named by that card: ``you declared
+"one card"`` then ``your 4♣: skips player_1``. Text only: no I/O, no colours.
 """
 
 from __future__ import annotations
@@ -98,28 +104,43 @@ class Narrator:
 
     def start(self, game: Game) -> list[str]:
         """Lines for the start of the game: hands that ended at once, then the first deal."""
-        lines = self._finish_hands(game)
-        if not game.is_over:
-            lines += self._hand_start(game)
+        return _joined(self.start_by_hand(game))
+
+    def start_by_hand(self, game: Game) -> list[list[str]]:
+        """:meth:`start`'s lines in parts, each hand's summary closing a part; the last
+        part (the first deal, or nothing when the game is over) closes none."""
+        parts = self._finish_hands(game)
+        parts.append(self._hand_start(game) if not game.is_over else [])
         self._seen = _Seen.of(game)
-        return lines
+        return parts
 
     def after(self, game: Game, player: int, action: int) -> list[str]:
         """Lines for ``player``'s decision ``action``, just applied to ``game``."""
+        return _joined(self.after_by_hand(game, player, action))
+
+    def after_by_hand(self, game: Game, player: int, action: int) -> list[list[str]]:
+        """:meth:`after`'s lines in parts, each hand's summary closing a part (a pause
+        between hands goes between parts); the last part (the next deal, or nothing when
+        the game is over) closes none. A hand that did not end gives one part."""
         before = self._seen
         if before is None:
             raise ValueError("Narrator.after before Narrator.start")
         ended = len(game.hand_points) > before.hand_index
         end = self._end_state(game, before.hand_index) if ended else game
         line = self._decision(before, end, player, action)
-        extra = self._consequences(before, end, player, action, ended)
-        lines = [line + (" — " + "; ".join(extra) if extra else "")]
-        if ended:
-            lines += self._finish_hands(game, (before.hand_index, end))
-            if not game.is_over:
-                lines += self._hand_start(game)
+        resolved, extra = self._consequences(before, end, player, action, ended)
+        if resolved is None or (action < NUM_CARDS and resolved[2] != "starter"):
+            lines = [line + (" — " + "; ".join(extra) if extra else "")]
+        else:  # a call or declaration let an earlier card take effect: say so apart
+            lines = [line] + ([f"{self._card_of(*resolved)}: " + "; ".join(extra)] if extra else [])
+        if not ended:
+            parts = [lines]
+        else:
+            parts = self._finish_hands(game, (before.hand_index, end))
+            parts[0] = lines + parts[0]
+            parts.append(self._hand_start(game) if not game.is_over else [])
         self._seen = _Seen.of(game)
-        return lines
+        return parts
 
     def standings(self, game: Game, labels: Sequence[str] | None = None) -> list[str]:
         """The final (or current) standings, lowest total first (R8.6)."""
@@ -166,10 +187,11 @@ class Narrator:
 
     def _consequences(
         self, before: _Seen, end: Game, p: int, action: int, ended: bool
-    ) -> list[str]:
-        """What the decision caused: the card's function, draws, reshuffles, going out."""
+    ) -> tuple[tuple[int, int, str] | None, list[str]]:
+        """What the decision caused: the card's function, draws, reshuffles, going out;
+        with the card (card, player, context) that took effect now, if one did."""
         out: list[str] = []
-        pending = self._pending
+        pending = resolved = self._pending
         if pending is not None:
             card, owner, ctx = pending
             waiting = end.phase in (_CALL, _DECLARE) and (
@@ -177,10 +199,9 @@ class Narrator:
             )
             if ended or not waiting:
                 self._pending = None
-                effects = self._function(card, owner, ctx, end)
-                if ctx == "starter":  # after the declarations on the deal (R7.3)
-                    effects = [f"the starter {self.text.card(card)}: {e}" for e in effects]
-                out += effects
+                out += self._function(card, owner, ctx, end)
+            else:
+                resolved = None
         played = action if action < NUM_CARDS else None
         own = {p: before.count or 1} if action == DRAW else {}
         if action == STAY_SILENT and end.rules.idiot_penalty == "draw_one":
@@ -209,7 +230,14 @@ class Narrator:
         for q in end.went_out:
             if q not in before.went_out:
                 out.append(f"{self.who(q)} went out")
-        return out
+        return resolved, out
+
+    def _card_of(self, card: int, p: int, ctx: str) -> str:
+        """``the starter 4♣``, ``your 4♣``, ``player_2's 4♣``."""
+        if ctx == "starter":  # after the declarations on the deal (R7.3)
+            return f"the starter {self.text.card(card)}"
+        owner = "your" if p == self.viewer else f"{self.names[p]}'s"
+        return f"{owner} {self.text.card(card)}"
 
     def _function(self, card: int, p: int, ctx: str, end: Game) -> list[str]:
         """The effect of ``card`` played by ``p`` once it is resolved (R4, R5, R9)."""
@@ -281,20 +309,22 @@ class Narrator:
             lines.append("  the starter counts as played by the dealer: " + "; ".join(extra))
         return lines
 
-    def _finish_hands(self, game: Game, decided: tuple[int, Game] | None = None) -> list[str]:
-        """Summaries of the hands finished since the last call; ``decided``: the hand that
-        a decision just ended and its end state (others ended before any decision)."""
-        lines: list[str] = []
+    def _finish_hands(self, game: Game, decided: tuple[int, Game] | None = None) -> list[list[str]]:
+        """Summaries of the hands finished since the last call, one list of lines each;
+        ``decided``: the hand that a decision just ended and its end state (others ended
+        before any decision)."""
+        parts: list[list[str]] = []
         while self._finished < len(game.hand_points):
             i = self._finished
+            lines: list[str] = []
             if decided is not None and decided[0] == i:
                 state = decided[1]
             else:
                 state = self._end_state(game, i)
                 lines += ["", f"Hand {i + 1}: the hand ended before any decision"]
-            lines += self.hand_summary(state, i, game.hand_points)
+            parts.append(lines + self.hand_summary(state, i, game.hand_points))
             self._finished += 1
-        return lines
+        return parts
 
     def hand_summary(self, end: Game, i: int, hand_points: Sequence[Sequence[int]]) -> list[str]:
         """Hand ``i``'s points per player, with its cards, what the threes cancelled and
@@ -330,6 +360,10 @@ class Narrator:
                 + (f"  [{'; '.join(notes)}]" if notes else "")
             )
         return lines
+
+
+def _joined(parts: list[list[str]]) -> list[str]:
+    return [line for part in parts for line in part]
 
 
 def _cards(k: int) -> str:

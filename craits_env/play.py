@@ -5,7 +5,7 @@ a pipe — and everything is written as plain lines (colours only on a terminal)
 game can be scripted and tested. Before each decision the table is shown: the hand
 dealt, the top card, the active suit, the count, the direction, each player's cards
 and score, and the moves allowed now. Every other seat is an agent spec
-(:func:`agents.base.make_agent`), seeded from ``seed``.
+(:func:`agents.specs.make_agent`), seeded from ``seed``.
 
 Moves, typed at the prompt (case does not matter):
 
@@ -19,9 +19,17 @@ An invalid move gets a one-line message saying what is allowed, and the prompt a
 it never changes the game. A decision with a single legal move (a draw with no
 playable card) is made for the human, saying so.
 
+``interactive`` (default: both the input and the output are terminals) is a person at
+a terminal: after each hand's results the game waits for Enter before the next deal
+(``quit`` there quits; the end of input there ends the game as anywhere else).
+Otherwise (piped input) it never waits, and it gives up after
+:data:`MAX_INVALID_IN_A_ROW` invalid moves in a row, saying so on standard error, so
+that a script feeding nonsense cannot loop forever; a valid move resets the count.
+
 Exit status of :func:`play_game`: 0 when the game is finished or the human quits,
-1 when the input ends (EOF) before the game does or a bot fails. With ``record`` the
-game (finished or not) is appended to a record file (:mod:`craits_env.records`).
+1 when the input ends (EOF) before the game does or a bot fails, 2 when piped input
+gave up with too many invalid moves. With ``record`` the game (finished or not) is
+appended to a record file (:mod:`craits_env.records`).
 """
 
 from __future__ import annotations
@@ -46,6 +54,11 @@ from .terminal import Terminal
 _COUNT, _CALL, _DECLARE = int(Phase.COUNT), int(Phase.CALL_SUIT), int(Phase.DECLARE)
 HELP = "help"
 QUIT = "quit"
+MAX_INVALID_IN_A_ROW = 100
+"""Piped input: invalid moves in a row after which the game stops (exit status 2)."""
+NEXT_HAND_PROMPT = "Press Enter for the next hand (or type quit) "
+_TOO_MANY_INVALID = "too many invalid moves"  # why the game stops, besides QUIT, None (EOF)
+_GO_ON = "go on"  # the game goes on
 _DRAW_WORDS = ("draw", "d", "take", "pass")
 _DECLARE_WORDS = ("declare", "one", "one card", "y", "yes")
 _SILENT_WORDS = ("silent", "stay silent", "n", "no", "s")
@@ -228,9 +241,10 @@ class PlaySession:
         seed: int | None = None,
         rules: Rules | None = None,
         record: str | os.PathLike[str] | None = None,
+        interactive: bool | None = None,
+        errors: TextIO | None = None,
     ) -> None:
-        import agents  # noqa: F401  registers every bot spec
-        from agents.base import make_agent
+        from agents.specs import make_agent
 
         n = len(opponents) + 1
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
@@ -242,6 +256,9 @@ class PlaySession:
         self.seat = seat
         self.seed = secrets.randbelow(2**31) if seed is None else seed
         self.term = terminal
+        self.interactive = terminal.interactive if interactive is None else interactive
+        self._errors = errors
+        self.invalid_in_a_row = 0
         self.text = CardText()
         self.record_path = record
         specs = list(opponents)
@@ -249,7 +266,9 @@ class PlaySession:
         self.agents: dict[int, Any] = {}
         for s, spec in enumerate(self.seats):
             if s != seat:
-                agent = self.agents[s] = make_agent(spec, _agent_seed(self.seed, s))
+                agent = self.agents[s] = make_agent(
+                    spec, _agent_seed(self.seed, s), num_players=n, rules=rules
+                )
                 agent.reset(_agent_seed(self.seed, s))
         self.game = Game(n, rules, seed=self.seed, record=True)
         self.public = PublicGame(self.game)
@@ -279,8 +298,8 @@ class PlaySession:
         term.say(*(f"  {label}" for label in self.labels))
         status = 1
         try:
-            term.say(*self.narrator.start(game))
-            status = self._loop()
+            told = self._tell(self.narrator.start_by_hand(game))
+            status = self._loop() if told == _GO_ON else self._stop(told)
         finally:
             self._save()
         return status
@@ -296,29 +315,50 @@ class PlaySession:
                 except Exception as e:  # a faulty bot ends the game, not the program
                     term.say(f"error: bot {self.seats[p]} (player_{p}) failed: {e}")
                     return 1
-                term.say(*self.narrator.after(game, p, int(action)))
+                told = self._tell(self.narrator.after_by_hand(game, p, int(action)))
+                if told != _GO_ON:
+                    return self._stop(told)
                 continue
             legal = game.legal_actions()
             if len(legal) == 1:
                 only = "draw" if legal[0] == DRAW else self.text.card(legal[0])
                 term.say(f"(your only legal move: {only})")
-                self._apply(p, legal[0])
-                continue
-            term.say(*table_lines(game, self.seat, self.labels, self.text))
-            choice = self._ask()
-            if choice is None:
-                term.say(f"End of input: the game stops unfinished in hand {game.hand_index + 1}.")
-                term.say(*self.narrator.standings(game, self.labels))
-                return 1
-            if choice == QUIT:
-                term.say(f"You quit in hand {game.hand_index + 1}.")
-                term.say(*self.narrator.standings(game, self.labels))
-                return 0
-            self._apply(p, int(choice))
+                choice: int | str | None = legal[0]
+            else:
+                term.say(*table_lines(game, self.seat, self.labels, self.text))
+                choice = self._ask()
+            if choice is None or isinstance(choice, str):
+                return self._stop(choice)
+            self.recorder.apply(choice)
+            told = self._tell(self.narrator.after_by_hand(game, p, choice))
+            if told != _GO_ON:
+                return self._stop(told)
         term.say("", *self.narrator.standings(game, self.labels))
         return 0
 
+    def _stop(self, why: str | None) -> int:
+        """End the game unfinished: at the end of input (``None``), on :data:`QUIT`, or
+        after too many invalid moves; the exit status."""
+        term, game = self.term, self.game
+        hand = game.hand_index + 1
+        if why == _TOO_MANY_INVALID:
+            print(
+                f"craits play: stopped after {MAX_INVALID_IN_A_ROW} invalid moves in a row "
+                f"(hand {hand})",
+                file=self._errors or sys.stderr,
+                flush=True,
+            )
+            return 2
+        if why == QUIT:
+            term.say(f"You quit in hand {hand}.")
+        else:
+            term.say(f"End of input: the game stops unfinished in hand {hand}.")
+        term.say(*self.narrator.standings(game, self.labels))
+        return 0 if why == QUIT else 1
+
     def _ask(self) -> int | str | None:
+        """The human's move, :data:`QUIT`, ``None`` at the end of input, or
+        ``_TOO_MANY_INVALID`` when piped input has given too many invalid moves."""
         while True:
             line = self.term.ask("your move> ")
             if line is None:
@@ -327,15 +367,27 @@ class PlaySession:
                 choice = parse_move(line, self.game, self.seat)
             except MoveError as e:
                 self.term.say(f"  ✗ {e}")
+                self.invalid_in_a_row += 1
+                if not self.interactive and self.invalid_in_a_row >= MAX_INVALID_IN_A_ROW:
+                    return _TOO_MANY_INVALID
                 continue
             if choice == HELP:
                 self.term.say(HELP_TEXT)
                 continue
+            self.invalid_in_a_row = 0
             return choice
 
-    def _apply(self, player: int, action: int) -> None:
-        self.recorder.apply(action)
-        self.term.say(*self.narrator.after(self.game, player, action))
+    def _tell(self, parts: list[list[str]]) -> str | None:
+        """Say the narrator's ``parts``; when interactive, wait for Enter after each hand's
+        results that another deal follows. :data:`_GO_ON`, or why the game stops there:
+        ``None`` (end of input) or :data:`QUIT`."""
+        for k, part in enumerate(parts):
+            self.term.say(*part)
+            if self.interactive and k + 1 < len(parts) and parts[k + 1]:
+                answer = self.term.ask(NEXT_HAND_PROMPT)
+                if answer is None or answer.strip().lower() in ("quit", "exit"):
+                    return None if answer is None else QUIT
+        return _GO_ON
 
     def _save(self) -> None:
         if self.record_path is None:
@@ -354,8 +406,12 @@ def play_game(
     input: TextIO | None = None,
     output: TextIO | None = None,
     color: bool | None = None,
+    interactive: bool | None = None,
 ) -> int:
     """Play one game in the terminal (``input``/``output`` default to stdin/stdout);
-    returns the exit status. Bad arguments raise ``ValueError``."""
+    returns the exit status. ``interactive``: see the module docstring (default: both
+    streams are terminals). Bad arguments raise ``ValueError``."""
     term = Terminal(output or sys.stdout, input or sys.stdin, color)
-    return PlaySession(opponents, term, seat=seat, seed=seed, rules=rules, record=record).run()
+    session = PlaySession(opponents, term, seat=seat, seed=seed, rules=rules, record=record,
+                          interactive=interactive)  # fmt: skip
+    return session.run()

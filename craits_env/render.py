@@ -12,12 +12,17 @@ from .engine import Game
 
 def render_table(game: Game, names: list[str] | None = None) -> str:
     """A compact table: the acting player's hand, the top card, the active suit, the count,
-    the direction, each player's card count and score, and whose turn it is."""
+    the direction, each player's card count and score, and whose turn it is. After the
+    game's end: its last hand (``hand 15/15``), "game over" and the winners."""
     n = game.num_players
     names = names or [f"player_{s}" for s in range(n)]
+    hands = len(game.rules.hand_sizes)
+    # After the last hand the engine's hand index is one past it and the deal has moved on.
+    shown = min(game.hand_index + 1, hands)
+    where = "game over" if game.is_over else f"dealer {names[game.dealer]}"
     lines = [
-        f"hand {game.hand_index + 1}/{len(game.rules.hand_sizes)} ({game.hand_size} cards)"
-        f"  dealer {names[game.dealer]}  stock {game.stock_size}",
+        f"hand {shown}/{hands} ({game.hand_size} card{'s' if game.hand_size != 1 else ''})"
+        f"  {where}  stock {game.stock_size}",
         f"top {pretty(game.top)}  suit {SUIT_SYMBOLS[game.active_suit]}"
         + (f"  count {game.count}" if game.count else "")
         + ("  direction → left" if game.direction == 1 else "  direction ← right"),

@@ -3,10 +3,11 @@
     python experiments/plot_training.py RUN_DIR --out experiments/results/training/curves.png
 
 Panels: the periodic duplicate evaluation against each opponent (win rate with
-its 95% interval, against the table's coin toss 1/players; mean game score),
-the learner's mean hand points in training, the losses, approx_kl and clipfrac,
-explained variance, and steps per second. Also writes the scalars as CSV
-beside the PNG (``--csv``) so the numbers behind the figure are committed too.
+its 95% interval, against chance 1/players; mean game score), the learner's mean
+hand points in training, the losses, approx_kl and clipfrac, explained variance,
+and steps per second. The title names the game (standard or short, and the
+players) from the run's ``config.toml``. Also writes the scalars as CSV beside the
+PNG (``--csv``) so the numbers behind the figure are committed too.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import argparse
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
-from experiments.tournament_stats import figure_png
+from craits_env.rules import Rules
+from experiments.tournament_stats import chart_title, figure_png
 
 
 def read_scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
@@ -36,17 +39,29 @@ def read_scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
     return out
 
 
-def players_of(run_dir: Path) -> int:
-    """The run's number of players, from its ``config.toml`` (4 if unreadable)."""
+def game_of(run_dir: Path) -> tuple[int, Rules]:
+    """The run's number of players and rules, from its ``config.toml`` (4 players and
+    the standard rules if unreadable)."""
     from training.config import load_config
 
     try:
-        return load_config(str(run_dir / "config.toml")).num_players
+        config = load_config(str(run_dir / "config.toml"))
     except ValueError:
-        return 4
+        return 4, Rules()
+    return config.num_players, Rules.from_dict(dict(config.rules))
 
 
-def plot(scalars: dict[str, list[tuple[int, float]]], players: int, title: str) -> bytes:
+def plot(
+    scalars: dict[str, list[tuple[int, float]]], players: int, title: str, rules: Rules
+) -> bytes:
+    """The learning curves as a PNG (:func:`training_figure`)."""
+    return figure_png(training_figure(scalars, players, title, rules), dpi=100)
+
+
+def training_figure(
+    scalars: dict[str, list[tuple[int, float]]], players: int, title: str, rules: Rules
+) -> Any:
+    """The panels of the module docstring, titled by ``chart_title``. A matplotlib figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -66,7 +81,7 @@ def plot(scalars: dict[str, list[tuple[int, float]]], players: int, title: str) 
         (line,) = ax.plot(x, y, marker="o", label=f"vs {players - 1} × {name}")
         if len(lo) == len(x) == len(hi):
             ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2)
-    ax.axhline(1 / players, color="grey", linestyle="--", label=f"coin toss (1/{players})")
+    ax.axhline(1 / players, color="grey", linestyle="--", label=f"chance (1/{players})")
     ax.set_title("evaluation: win rate, 95% CI (duplicate deals)")
     ax.set_ylabel("win rate")
     ax.legend()
@@ -99,8 +114,8 @@ def plot(scalars: dict[str, list[tuple[int, float]]], players: int, title: str) 
     for a in axes.flat:
         a.set_xlabel("environment steps (millions)")
         a.grid(alpha=0.3)
-    fig.suptitle(title)
-    return figure_png(fig, dpi=100)
+    fig.suptitle(chart_title(title, rules, players))
+    return fig
 
 
 def to_csv(scalars: dict[str, list[tuple[int, float]]]) -> str:
@@ -125,7 +140,8 @@ def main() -> None:
         raise SystemExit(f"plot_training: no TensorBoard scalars in {args.run_dir}")
     out = args.out or args.run_dir / "curves.png"
     title = args.title or f"craits train: {args.run_dir.name}"
-    atomic_write_bytes(out, plot(scalars, players_of(args.run_dir), title))
+    players, rules = game_of(args.run_dir)
+    atomic_write_bytes(out, plot(scalars, players, title, rules))
     if args.csv:
         atomic_write_text(out.with_suffix(".csv"), to_csv(scalars))
     print(out)

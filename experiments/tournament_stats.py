@@ -13,6 +13,9 @@ Definitions (per distinct spec, over every seat it held in every game):
   spec seated more than once in a game gets the mean of its seats' updates;
 - head-to-head: over games where A and B both sat, the share in which A's
   score was lower than B's (ties count one half).
+
+The PNG's title is the Markdown title without its backticks, followed by the game
+(:func:`game_label`); its win-rate panel marks chance, 1/players.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from craits_env.fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
+from craits_env.rules import SHORT_HAND_SIZES, STANDARD_HAND_SIZES, Rules
 
 BOOTSTRAP = 2000
 
@@ -45,9 +49,7 @@ def _per_deal(games: list[dict[str, Any]], specs: list[str]) -> dict[str, dict[i
     return acc
 
 
-def _bootstrap_ci(
-    rows: np.ndarray, num: int, den: int, rng: np.random.Generator
-) -> list[float]:
+def _bootstrap_ci(rows: np.ndarray, num: int, den: int, rng: np.random.Generator) -> list[float]:
     """95% percentile interval of sum(rows[:, num]) / sum(rows[:, den]) over resampled deals."""
     k = len(rows)
     if k == 0:
@@ -98,8 +100,7 @@ def head_to_head(games: list[dict[str, Any]], specs: list[str]) -> dict[str, dic
                 meets[a, b] += 1
                 wins[a, b] += 1.0 if scores[i] < scores[j] else 0.5 if scores[i] == scores[j] else 0
     return {
-        a: {b: round(wins[a, b] / meets[a, b], 4) for b in specs if (a, b) in meets}
-        for a in specs
+        a: {b: round(wins[a, b] / meets[a, b], 4) for b in specs if (a, b) in meets} for a in specs
     }
 
 
@@ -194,7 +195,32 @@ def to_csv(summary: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-def to_png(summary: dict[str, Any], title: str) -> bytes:
+def game_label(rules: Rules, players: int) -> str:
+    """Which game a chart shows: ``standard game, 4 players``, ``short game, 3 players``,
+    or another schedule by its hands (``4-hand game (5-2-1-3), 2 players``) (R2.2)."""
+    sizes = rules.hand_sizes
+    if sizes == STANDARD_HAND_SIZES:
+        game = "standard game"
+    elif sizes == SHORT_HAND_SIZES:
+        game = "short game"
+    else:
+        game = f"{len(sizes)}-hand game ({'-'.join(map(str, sizes))})"
+    return f"{game}, {players} players"
+
+
+def chart_title(title: str, rules: Rules, players: int) -> str:
+    """A chart's title: ``title`` without Markdown backticks, then the game."""
+    return f"{title.replace('`', '')} — {game_label(rules, players)}"
+
+
+def to_png(summary: dict[str, Any], title: str, players: int, rules: Rules) -> bytes:
+    """The table as a PNG (:func:`tournament_figure`)."""
+    return figure_png(tournament_figure(summary, title, players, rules), dpi=110)
+
+
+def tournament_figure(summary: dict[str, Any], title: str, players: int, rules: Rules) -> Any:
+    """Mean game score and win rate per agent with their 95% intervals, chance (1/players)
+    marked on the win rates; titled by :func:`chart_title`. A matplotlib figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -212,10 +238,13 @@ def to_png(summary: dict[str, Any], title: str) -> bytes:
         ax.barh(y, values, xerr=err, color="#4477aa", capsize=4)
         ax.set_xlabel(label + " — 95% CI")
         ax.grid(axis="x", alpha=0.3)
+    # The bars lie along x, so chance is an upright line at x = 1/players.
+    ax2.axvline(1 / players, color="grey", linestyle="--", label=f"chance (1/{players})")
+    ax2.legend(loc="lower right")
     ax1.set_yticks(y, names)
     ax1.invert_yaxis()
-    fig.suptitle(title)
-    return figure_png(fig, dpi=110)
+    fig.suptitle(chart_title(title, rules, players))
+    return fig
 
 
 def figure_png(fig: Any, dpi: int) -> bytes:
@@ -232,8 +261,10 @@ def figure_png(fig: Any, dpi: int) -> bytes:
 def write_outputs(
     summary: dict[str, Any], config: dict[str, Any], out: Path, title: str, command: str
 ) -> None:
-    """``results.json``, ``results.csv``, ``results.md`` and ``results.png``, each atomically."""
+    """``results.json``, ``results.csv``, ``results.md`` and ``results.png``, each atomically;
+    ``config`` is the tournament's (``TournamentConfig.to_dict()``: players and rules)."""
+    rules = Rules.from_dict(config.get("rules", {}))
     atomic_write_json(out / "results.json", {"config": config, "command": command, **summary})
     atomic_write_text(out / "results.csv", to_csv(summary))
     atomic_write_text(out / "results.md", to_markdown(summary, title, command))
-    atomic_write_bytes(out / "results.png", to_png(summary, title))
+    atomic_write_bytes(out / "results.png", to_png(summary, title, config["players"], rules))

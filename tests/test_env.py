@@ -351,6 +351,24 @@ def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
     assert "score" in capsys.readouterr().out
 
 
+def test_render_after_the_end_shows_the_last_hand() -> None:
+    """The engine's hand index is one past the last hand once the game is over."""
+    for rules, hands, last in ((Rules.short_game(), 8, "1 card"), (Rules(), 15, "8 cards")):
+        e = craits_v0.env(num_players=3, rules=rules, render_mode="ansi")
+        e.reset(seed=1)
+        r = random.Random(1)
+        assert e.render().startswith(f"hand 1/{hands} (8 cards)  dealer player_")
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else random_action(obs, r))
+        game = e.unwrapped.game
+        assert game.is_over and game.hand_index == hands
+        text = e.render()
+        first = text.splitlines()[0]
+        assert first.startswith(f"hand {hands}/{hands} ({last})  game over"), first
+        assert f"hand {hands + 1}/" not in text and "game over — winner(s): " in text
+
+
 def test_snapshot_through_unwrapped() -> None:
     e = craits_v0.env(num_players=4)
     e.reset(seed=0)

@@ -15,11 +15,19 @@ from pathlib import Path
 import pytest
 
 from agents.base import RandomAgent, register
-from craits_env import CALL_BASE, DECLARE, DRAW, Rules, card_str, score_hand
+from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Rules, card_str, score_hand
 from craits_env.cards import make_deck
 from craits_env.engine import Game
 from craits_env.narrate import Narrator
-from craits_env.play import HELP, QUIT, MoveError, PlaySession, parse_move
+from craits_env.play import (
+    HELP,
+    MAX_INVALID_IN_A_ROW,
+    NEXT_HAND_PROMPT,
+    QUIT,
+    MoveError,
+    PlaySession,
+    parse_move,
+)
 from craits_env.records import GameRecorder, read_records, replay
 from craits_env.scenario import stacked_game
 from craits_env.scoring import explain_hand
@@ -29,6 +37,8 @@ from .test_invariants import random_config
 
 # Another seat's drawn cards, named: "player_2 drew 1 card (K♥)".
 REVEALED = re.compile(r"player_\d+ (took the count: )?(drew|paid) [^;—(]*\(")
+# A suit call or declaration with what an earlier card did appended after a dash.
+JOINED = re.compile(r'(declared "one card"|stayed silent \(.*\)|called \S+ \w+) — ')
 
 # ----------------------------------------------------------------------------- parsing moves
 
@@ -143,8 +153,30 @@ def test_narration_over_random_games_and_options() -> None:
             lines += told
         assert sum(" is over: " in line for line in lines) == len(rules.hand_sizes)
         for line in lines:
+            assert not JOINED.search(line), line
             if viewer is not None and not line.startswith("  "):
                 assert not REVEALED.search(line), line
+
+
+def test_a_cards_effect_gets_its_own_line_after_the_declaration() -> None:
+    """4♣ played down to one card takes effect after the declaration (R7.1): the
+    declaration is one line, the skip the next, never 'declared "one card" — skips …'."""
+    g = stacked_game([["4c", "5h"], ["2d", "3d"], ["6d", "Td"]], "Qc", dealer=2)
+    narrator = Narrator(["player_0", "player_1", "player_2"], 0, lambda i: g)
+    narrator.start(g)
+    g.apply(g.legal_actions()[0])
+    assert narrator.after(g, 0, 3) == ["you played 4♣"]
+    g.apply(DECLARE)
+    assert narrator.after(g, 0, DECLARE) == ['you declared "one card"', "your 4♣: skips player_1"]
+    assert g.current_player == 2
+    from_above = Narrator(["player_0", "player_1", "player_2"], None, lambda i: g)
+    g = stacked_game([["6c", "5h"], ["2d", "3d"], ["6d", "Td"]], "Qc", dealer=2)
+    from_above.start(g)
+    for action in (g.legal_actions()[0], STAY_SILENT):
+        g.apply(action)
+        told = from_above.after(g, 0, action)
+    assert told == ["player_0 stayed silent (caught: two cards instead of the next turn)",
+                    "player_0's 6♣: another play for player_0"]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- whole games
@@ -224,6 +256,111 @@ def test_opponents_cards_stay_hidden(tmp_path: Path) -> None:
     # Hands are shown as they are scored, never as they are dealt (that is replay's view).
     assert not re.search(r"^  player_\d\s+[2-9TJQKA][♣♦♥♠]", out, re.MULTILINE)
     assert re.search(r"^  player_\d\s+-?\d+ points", out, re.MULTILINE)
+
+
+class PausingTerminalUser(io.TextIOBase):
+    """A person at a terminal: types ``at_pause`` at the pause between hands (Enter; an
+    empty string ends the input), and :class:`ScriptedHuman`'s moves otherwise."""
+
+    def __init__(self, out: io.StringIO, at_pause: str = "\n") -> None:
+        self.out, self.at_pause = out, at_pause
+        self.human = ScriptedHuman()
+        self.pauses: list[str] = []  # what was on screen before each pause
+
+    def readline(self, size: int | None = -1) -> str:
+        if self.out.getvalue().endswith(NEXT_HAND_PROMPT):
+            self.pauses.append(self.out.getvalue())
+            return self.at_pause
+        return self.human.readline(size)
+
+
+def play_at_a_terminal(tmp_path: Path, at_pause: str = "\n"
+                       ) -> tuple[int, str, PausingTerminalUser]:  # fmt: skip
+    out = io.StringIO()
+    user = PausingTerminalUser(out, at_pause)
+    session = PlaySession(["greedy", "random"], Terminal(out, user), seat=1, seed=11,
+                          rules=Rules(hand_sizes=(5, 2, 1, 3)), record=tmp_path / "t.jsonl",
+                          interactive=True)  # fmt: skip
+    user.human.session = session
+    return session.run(), out.getvalue(), user
+
+
+def test_a_terminal_pauses_after_each_hand_and_a_pipe_does_not(tmp_path: Path) -> None:
+    status, out, user = play_at_a_terminal(tmp_path)
+    assert status == 0 and len(user.pauses) == 3  # between the four hands, not after the last
+    for i, shown in enumerate(user.pauses, 1):
+        _, hand_over, after = shown.rpartition(f"Hand {i} is over: ")
+        assert hand_over and f"Hand {i + 1}/4:" not in after and f"Hand {i + 1}/4:" in out
+    # Without the pauses it is the piped game, line for line.
+    _, piped, _, _ = play_scripted(tmp_path)
+    assert NEXT_HAND_PROMPT not in piped
+    assert out.replace(NEXT_HAND_PROMPT + "\n", "").splitlines()[:-1] == piped.splitlines()[:-1]
+
+
+@pytest.mark.parametrize(
+    "at_pause, status, said",
+    [("", 1, "\nEnd of input: the game stops unfinished in hand 2."),
+     ("quit\n", 0, "quit\nYou quit in hand 2.")],
+)  # fmt: skip
+def test_end_of_input_or_quit_at_the_pause(
+    tmp_path: Path, at_pause: str, status: int, said: str
+) -> None:
+    got, out, user = play_at_a_terminal(tmp_path, at_pause)
+    assert got == status and len(user.pauses) == 1
+    assert out.split(NEXT_HAND_PROMPT)[1].startswith(said + "\nStandings (lowest total")
+    ((_, record),) = read_records(tmp_path / "t.jsonl")
+    assert not record["finished"] and len(record["hand_points"]) == 1
+
+
+def test_a_terminal_is_interactive_and_a_pipe_is_not() -> None:
+    pty = pytest.importorskip("pty")
+    leader, follower = pty.openpty()
+    tty_out = open(follower, "w", encoding="utf-8")  # noqa: SIM115
+    tty_in = open(os.dup(follower), encoding="utf-8")  # noqa: SIM115
+    with tty_out, tty_in:
+        assert Terminal(tty_out, tty_in).interactive  # type: ignore[arg-type]
+        assert not Terminal(tty_out, io.StringIO()).interactive  # type: ignore[arg-type]
+        assert not Terminal(io.StringIO(), tty_in).interactive  # type: ignore[arg-type]
+        assert not Terminal(tty_out).interactive  # type: ignore[arg-type]
+    os.close(leader)
+
+
+class InvalidHuman(ScriptedHuman):
+    """Types ``xyz`` except every ``every``-th line, a legal move; ends after ``lines``."""
+
+    def __init__(self, every: int, lines: int) -> None:
+        super().__init__(stop_after=lines)
+        self.every = every
+
+    def readline(self, size: int | None = -1) -> str:
+        if self.stop_after is not None and len(self.lines) >= self.stop_after:
+            return ""
+        g, k = self.session.game, len(self.lines)  # type: ignore[union-attr]
+        valid = (k + 1) % self.every == 0
+        self.lines.append(self.move(g, g.legal_actions()[0], k) if valid else "xyz")
+        return self.lines[-1] + "\n"
+
+
+def test_piped_input_stops_after_too_many_invalid_moves_in_a_row() -> None:
+    out, errors = io.StringIO(), io.StringIO()
+    term = Terminal(out, io.StringIO("xyz\n" * 150))
+    session = PlaySession(["random"], term, seed=1, errors=errors)  # piped: not interactive
+    assert session.run() == 2
+    assert out.getvalue().count("  ✗ ") == MAX_INVALID_IN_A_ROW == 100
+    assert errors.getvalue() == "craits play: stopped after 100 invalid moves in a row (hand 1)\n"
+    # A valid move resets the count: 99 invalid moves between valid ones go on to the end.
+    human = InvalidHuman(every=MAX_INVALID_IN_A_ROW, lines=350)
+    errors = io.StringIO()
+    out = io.StringIO()
+    session = PlaySession(["random"], Terminal(out, human), seed=1, errors=errors)
+    human.session = session
+    assert session.run() == 1 and errors.getvalue() == ""  # the input ended first
+    assert out.getvalue().count("  ✗ ") == 350 - 3
+    # At a terminal there is no limit: a person may keep trying.
+    human = InvalidHuman(every=1000, lines=150)
+    session = PlaySession(["random"], Terminal(io.StringIO(), human), seed=1, interactive=True)
+    human.session = session
+    assert session.run() == 1
 
 
 def test_end_of_input_and_quit(tmp_path: Path) -> None:
@@ -308,6 +445,20 @@ def test_bad_play_arguments_are_one_line(args: list[str], fragment: str) -> None
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
+
+
+def test_the_command_stops_an_endless_stream_of_invalid_moves() -> None:
+    craits = Path(sys.executable).with_name("craits")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    env["PYTHONIOENCODING"] = "utf-8"
+    proc = subprocess.run([str(craits), "play", "-o", "random", "--seed", "3"],
+                          input="xyz\n" * 150, capture_output=True, text=True, timeout=120,
+                          env=env)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "craits play: stopped after 100 invalid moves in a row (hand 1)"
+    ]
+    assert proc.stdout.count("  ✗ ") == 100
 
 
 def test_help_of_play_and_replay() -> None:
