@@ -1,34 +1,33 @@
-"""Craits agents: the protocol and registry (:mod:`agents.base`) and the built-in bots.
+"""Craits agents: the protocol (:mod:`agents.base`), the spec table (:mod:`agents.specs`) and
+the built-in bots — the heuristic ladder (:mod:`agents.heuristics`), the search bot
+(:mod:`agents.pimc`) and trained checkpoints (:mod:`agents.ppo`).
 
-Importing the package registers the heuristic ladder and the search bot, so
-that after ``import agents`` the specs ``"greedy"``, ``"tactician"``,
-``"expert"`` (:mod:`agents.heuristics`), ``"pimc"`` / ``"pimc:N"``
-(:mod:`agents.pimc`) and ``"ppo:PATH"`` (:mod:`agents.ppo`, a checkpoint of
-``craits train``) work with :func:`agents.base.make_agent` (``"random"`` is
-built into the registry).
+``make_agent("expert")`` (or any spec of :mod:`agents.specs`) gives an agent; importing
+this package registers nothing and imports neither the bots nor torch until a spec needs
+them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from .base import Agent, CallableAgent, RandomAgent
+from .specs import agent_identity, known_specs, make_agent, register, resolve_agent
 
-from .base import Agent, register
-from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
+__all__ = [
+    "Agent",
+    "CallableAgent",
+    "RandomAgent",
+    "agent_identity",
+    "known_specs",
+    "make_agent",
+    "register",
+    "resolve_agent",
+]
 
 
-def _factory(cls: type[GreedyAgent]) -> Callable[[str, int | None], Agent]:
-    def make(arg: str, seed: int | None) -> Agent:
-        if arg:
-            raise ValueError(f"agent spec {cls.name!r} takes no argument, got {cls.name}:{arg}")
-        return cls(seed)
+def __getattr__(name: str) -> object:
+    """The bot classes, imported on first use (``agents.ExpertAgent``)."""
+    if name in ("GreedyAgent", "TacticianAgent", "ExpertAgent"):
+        from . import heuristics
 
-    return make
-
-
-for _cls in (GreedyAgent, TacticianAgent, ExpertAgent):
-    register(_cls.name, _factory(_cls))
-
-__all__ = ["ExpertAgent", "GreedyAgent", "TacticianAgent"]
-
-from . import pimc as _pimc  # noqa: E402, F401  registers "pimc" and "pimc:N"
-from . import ppo as _ppo  # noqa: E402, F401  registers "ppo:PATH" (torch loads lazily)
+        return getattr(heuristics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

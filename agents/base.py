@@ -1,19 +1,25 @@
-"""The agent protocol and the registry of agent spec strings.
+"""The agent protocol and the two simplest agents (random, a wrapped function).
 
 An agent acts on an observation — a mapping with the environment's keys
 ``"observation"`` (float32 vector) and ``"action_mask"`` (int8, 59) — and returns
 a legal action id. Drivers (tournaments, the Gymnasium view, ``craits play``)
 pass a :class:`craits_env.public.SeatView`, which is such a mapping and also
 exposes the seat's own hand and the public state (no hidden card), for bots
-that reason about cards. Spec strings name agents everywhere: ``"random"``, the
-heuristics by name, ``"pimc:N"``, later ``"ppo:PATH"``.
+that reason about cards. Spec strings name agents everywhere (``"random"``, the
+heuristics by name, ``"pimc:N"``, ``"ppo:PATH"``, your own ``MODULE:ATTR``):
+the table is :mod:`agents.specs`.
+
+Optional attributes drivers use: ``name``; ``version`` (bump it when the agent's
+play changes: stored results are keyed by it, :func:`agents.specs.agent_identity`);
+``identity`` (overrides ``SPEC@VERSION``); ``check_table(num_players, rules)``
+(raise ``ValueError`` for a table the agent cannot play; called before any game).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -45,6 +51,7 @@ class RandomAgent:
     """Uniformly random among the legal actions."""
 
     name = "random"
+    version = 1
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -76,34 +83,10 @@ class CallableAgent:
         return int(self._fn(observation))
 
 
-_REGISTRY: dict[str, Callable[[str, int | None], Agent]] = {
-    "random": lambda arg, seed: RandomAgent(seed),
-}
+def __getattr__(name: str) -> object:
+    """``make_agent``, ``register``, ``known_specs`` moved to :mod:`agents.specs` (kept here)."""
+    if name in ("make_agent", "register", "known_specs", "resolve_agent", "agent_identity"):
+        from . import specs
 
-
-def known_specs() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def register(name: str, factory: Callable[[str, int | None], Agent]) -> None:
-    """Register ``factory(argument, seed)`` for the spec ``name`` (``"name"`` or ``"name:ARG"``)."""
-    _REGISTRY[name] = factory
-
-
-def make_agent(spec: str | Agent | Callable[[Observation], int], seed: int | None = None) -> Agent:
-    """An agent from a spec string (``"random"``), an :class:`Agent`, or a callable."""
-    if isinstance(spec, str):
-        name, _, arg = spec.partition(":")
-        factory = _REGISTRY.get(name)
-        if factory is None:
-            raise ValueError(f"unknown agent spec {spec!r}; known: {', '.join(known_specs())}")
-        return factory(arg, seed)
-    if isinstance(spec, Agent):
-        return spec
-    if callable(spec):
-        return CallableAgent(spec)
-    raise ValueError(f"agent spec: got {type(spec).__name__}, expected a spec string or callable")
-
-
-def agent_name(spec: Any) -> str:
-    return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+        return getattr(specs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -55,7 +55,7 @@ from craits_env.cards import RANK_OF, SUIT_OF, Rank
 from craits_env.public import PublicTracker, SeatView
 from craits_env.scoring import CARD_POINTS, score_ranks
 
-from .base import Agent, Observation, legal_actions_of, register
+from .base import Agent, Observation, legal_actions_of
 from .heuristics import ExpertAgent
 
 DEFAULT_SIMULATIONS = 128
@@ -316,6 +316,9 @@ class PIMCAgent:
             (1: the hand's relative result; 0: own points only).
     """
 
+    name = "pimc"
+    version = 1  # bump when its play (or its prior's) changes: stored results are keyed by it
+
     def __init__(
         self,
         simulations: int = DEFAULT_SIMULATIONS,
@@ -419,7 +422,8 @@ class PIMCAgent:
         return values, default
 
 
-def _factory(arg: str, seed: int | None) -> Agent:
+def make_pimc(arg: str, seed: int | None) -> Agent:
+    """The spec ``pimc`` (default budget) or ``pimc:N`` (N rollouts per searched decision)."""
     if not arg:
         return PIMCAgent(seed=seed)
     try:
@@ -431,6 +435,3 @@ def _factory(arg: str, seed: int | None) -> Agent:
             f"agent spec 'pimc:{arg}': expected 'pimc:N', N rollouts per move (N >= 1)"
         )
     return PIMCAgent(simulations, seed=seed)
-
-
-register("pimc", _factory)

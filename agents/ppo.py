@@ -1,17 +1,27 @@
 """A trained PPO checkpoint as an agent: the spec ``"ppo:PATH"``.
 
 ``PATH`` is a checkpoint written by ``craits train`` (``DIR/final.pt`` or
-``DIR/checkpoints/step_*.pt``). The agent reads only the observation mapping
-(``"observation"``, ``"action_mask"``) — what an agent sees in ``craits_v0`` —
-and plays the network's most probable legal action (argmax: deterministic, so
-``seed`` changes nothing). A single legal action is returned without running
-the network; otherwise the network's policy head runs in numpy
+``DIR/checkpoints/step_*.pt``) or a run directory ``DIR`` (its ``final.pt``).
+The agent reads only the observation mapping (``"observation"``,
+``"action_mask"``) — what an agent sees in ``craits_v0`` — and plays the
+network's most probable legal action (argmax: deterministic, so ``seed``
+changes nothing). A single legal action is returned without running the
+network; otherwise the network's policy head runs in numpy
 (:meth:`training.network.PolicyNet.numpy_policy`: the same float32 weights, a
-fraction of the cost of a batch-of-one torch call). A missing, corrupt or
-incompatible checkpoint is a one-line ``ValueError`` when the agent is made; an
-observation of another table size (the checkpoint was trained for a different
-number of players) is one at the first decision. A process reads each
-checkpoint file once (cached by path, size and modification time).
+fraction of the cost of a batch-of-one torch call).
+
+Errors are one-line ``ValueError``s: a missing, corrupt or incompatible
+checkpoint when the agent is made; a table it was not trained for (another
+number of players — another observation size — or other rules) in
+:meth:`PPOAgent.check_table`, which every driver calls before the first game.
+A policy plays any game length: only ``hand_sizes`` and
+``hand_decision_limit`` may differ from the rules it was trained with.
+
+Its :attr:`PPOAgent.identity` is ``ppo@`` and the first 16 hex digits of
+:func:`training.checkpoint.policy_digest` (weights, table, rules): stored
+results follow the weights, not the file name. A process reads each checkpoint
+once per content (cached by the hash of the file's bytes, so an overwritten
+file is read again whatever its size and time stamp).
 
 torch is imported when a ``ppo`` agent is made (to read the checkpoint), not
 when :mod:`agents` is.
@@ -19,15 +29,21 @@ when :mod:`agents` is.
 
 from __future__ import annotations
 
-import os
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .base import Observation, register
+from craits_env.rules import Rules
+
+from .base import Observation
 
 SPEC = "ppo"
+RUN_FINAL = "final.pt"
+# Rule options that change only how long a game lasts: a policy plays any of them.
+LENGTH_OPTIONS = ("hand_sizes", "hand_decision_limit")
 
 
 class PPOAgent:
@@ -38,12 +54,51 @@ class PPOAgent:
     def __init__(self, path: str, seed: int | None = None) -> None:
         self.path = path
         self.seed = seed
-        self._logits, self._obs_size, self.meta = _load(path)
+        self._logits, self._obs_size, self.meta = _load(checkpoint_file(path))
+        self.identity = f"{SPEC}@{self.meta['digest'][:16]}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its path and identity (a training checkpoint holds the games in
+        flight, seated agents included); unpickling reads the file again and refuses one
+        whose weights changed."""
+        return {"path": self.path, "seed": self.seed, "identity": self.identity}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], state["seed"])  # type: ignore[misc]
+        if self.identity != state["identity"]:
+            raise ValueError(
+                f"ppo:{self.path} is now {self.identity}, it was {state['identity']} when "
+                "saved (the checkpoint file changed)"
+            )
 
     def reset(self, seed: int | None = None) -> None:
         """Start a game; the policy is deterministic, ``seed`` is only recorded."""
         if seed is not None:
             self.seed = seed
+
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """``ValueError`` (one line) unless the checkpoint was trained for this table."""
+        from craits_env.observation import ObservationEncoder
+
+        trained = self.meta.get("num_players")
+        size = ObservationEncoder(num_players, rules).size
+        if size != self._obs_size or (trained is not None and trained != num_players):
+            raise ValueError(
+                f"ppo:{self.path} was trained for {trained} players (observation size "
+                f"{self._obs_size}); this table has {num_players} players (observation size "
+                f"{size})"
+            )
+        stored = self.meta.get("rules")
+        if isinstance(stored, dict):
+            mine = Rules.from_dict(stored).to_dict()
+            wanted = rules.to_dict()
+            differ = [k for k in wanted if k not in LENGTH_OPTIONS and wanted[k] != mine.get(k)]
+            if differ:
+                k = differ[0]
+                raise ValueError(
+                    f"ppo:{self.path} was trained with {k}={mine.get(k)}; this table has "
+                    f"{k}={wanted[k]} (only {' and '.join(LENGTH_OPTIONS)} may differ)"
+                )
 
     def act(self, observation: Observation) -> int:
         mask = np.asarray(observation["action_mask"])
@@ -63,37 +118,48 @@ class PPOAgent:
         return int(legal[int(np.argmax(scores))])
 
 
+def checkpoint_file(path: str) -> Path:
+    """``path`` itself, or for a run directory its ``final.pt`` (one-line error if none)."""
+    p = Path(path)
+    if p.is_dir():
+        if (p / RUN_FINAL).is_file():
+            return p / RUN_FINAL
+        raise ValueError(
+            f"ppo:{path}: no {RUN_FINAL} in this run directory (training not finished? "
+            f"name a checkpoint: ppo:{p / 'checkpoints' / 'step_N.pt'})"
+        )
+    return p
+
+
 _Policy = tuple[Callable[[np.ndarray], np.ndarray], int, dict[str, Any]]
-_CACHE: dict[tuple[str, int, int], _Policy] = {}
+_CACHE: dict[str, _Policy] = {}
 _CACHE_SIZE = 8
 
 
-def _load(path: str) -> _Policy:
-    """The numpy policy, observation size and metadata of a checkpoint (cached)."""
-    try:
-        st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
-    except OSError:
-        key = None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
-    from training.checkpoint import load_policy
+def _load(path: Path) -> _Policy:
+    """The numpy policy, observation size and metadata of a checkpoint (cached by content)."""
+    from training.checkpoint import load_policy, read_checkpoint_bytes
 
-    network, meta = load_policy(path)  # ValueError (one line) if missing or unusable
+    content = read_checkpoint_bytes(path)  # ValueError (one line) if missing
+    key = hashlib.sha256(content).hexdigest()
+    if key in _CACHE:
+        return _CACHE[key]
+    network, meta = load_policy(path, content)  # ValueError (one line) if unusable
     policy = (network.numpy_policy(), network.obs_size, meta)
-    if key is not None:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = policy
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = policy
     return policy
 
 
-def _make(arg: str, seed: int | None) -> PPOAgent:
+def make_ppo(arg: str, seed: int | None) -> PPOAgent:
+    """The spec ``ppo:PATH``."""
+    from craits_env.extras import require
+
+    require("train", "the agent spec ppo:PATH", ("torch",))
     if not arg:
         raise ValueError(
-            "agent spec 'ppo' needs a checkpoint: ppo:PATH (a .pt file from craits train)"
+            "agent spec 'ppo' needs a checkpoint: ppo:PATH (a .pt file or a run directory "
+            "of craits train)"
         )
     return PPOAgent(arg, seed)
-
-
-register(SPEC, _make)

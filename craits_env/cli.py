@@ -2,6 +2,10 @@
 
 Every subcommand has ``--help``; a bad argument exits with status 2 and a
 one-line message, never a traceback.
+
+Exit statuses: 0 done; 1 failed while running (what finished is kept); 2 bad
+arguments or a refusal (nothing was changed); 130 interrupted (what finished is
+kept; the message says how to continue).
 """
 
 from __future__ import annotations
@@ -15,7 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from . import __version__
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+SPECS_HELP = (
+    "agent specs: random, greedy, tactician, expert, pimc[:N], ppo:PATH (a checkpoint or a run "
+    "directory), MODULE:ATTR or path/to/file.py:ATTR (your own agent; see the README)"
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="craits",
         description="Craits: rules engine, environments, bots and tools for the card game Craits.",
     )
+    parser.add_argument("--version", action="version", version=f"craits {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     demo = sub.add_parser(
@@ -143,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots",
         nargs="+",
         metavar="BOT",
-        help="one bot per seat: random or greedy (default: greedy and random alternating)",
+        help="one agent spec per seat (default: greedy and random alternating); " + SPECS_HELP,
     )
     _add_rule_args(demo)
 
@@ -180,12 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
         "with more specs than players, by every combination of PLAYERS specs) so that the luck "
         "of the cards cancels. Writes DIR/results.json, .csv, .md and .png; games are saved as "
         "they finish in DIR/games.jsonl, and rerunning the same command resumes (a larger "
-        "--deals extends a finished tournament).",
+        "--deals extends a finished tournament). Stored games are keyed by what each agent is "
+        "(a checkpoint's weight hash, a bot's version), not by its spec text: a DIR whose "
+        "agents changed is refused, never mixed.",
+        epilog="Exit status: 0 done; 1 failed while playing (finished games are kept in DIR); "
+        "2 bad arguments or a refusal (DIR holds another tournament; an agent cannot play "
+        "this table) — nothing is changed; 130 interrupted (rerun the same command to resume).",
     )
-    tour.add_argument(
-        "specs", nargs="+", metavar="SPEC",
-        help="agent specs: random, greedy, tactician, expert, pimc:N, ...",
-    )  # fmt: skip
+    tour.add_argument("specs", nargs="+", metavar="SPEC", help=SPECS_HELP)
     tour.add_argument("--players", "-n", type=_players, default=4, help="2-10 (default 4)")
     tour.add_argument("--deals", type=_positive_int, default=100, help="deals (default 100)")
     tour.add_argument("--seed", type=int, default=0, help="seed of the whole table (default 0)")
@@ -219,8 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--opponents", "-o", nargs="+", required=True, metavar="SPEC",
-        help="one agent spec per opponent (1 to 9): random, greedy, tactician, expert, pimc:N, "
-        "...; players = 1 + opponents",
+        help="one agent spec per opponent (1 to 9); players = 1 + opponents; " + SPECS_HELP,
     )  # fmt: skip
     play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat (default 0)")
     play.add_argument(
@@ -259,8 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .extras import MissingExtra
+
     try:
         return _main(argv)
+    except MissingExtra as e:  # an optional dependency: one line naming the extra
+        print(f"craits: error: {e}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # e.g. `craits demo | head`: the reader went away
         sys.stderr.close()
         return 0
@@ -315,12 +332,19 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from agents.base import make_agent
+    from .extras import require
+
+    require("tournament", "craits tournament")
+    if args.ray is not None:
+        require("ray", "craits tournament --ray")
     from experiments.tournament import (
         GAMES_FILE,
+        ResultStore,
         TournamentConfig,
         TournamentError,
+        TournamentRefused,
         collect_records,
+        identify,
         results_in_order,
         run_games,
     )
@@ -333,8 +357,12 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         config = TournamentConfig(
             tuple(args.specs), args.players, args.deals, args.seed, rules, args.schedule
         )
-        for spec in dict.fromkeys(args.specs):
-            make_agent(spec)  # an unknown spec or a missing checkpoint: one line, status 2
+        # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
+        config = identify(config)
+        ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
+    except TournamentRefused as e:
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        return 2
     except ValueError as e:
         parser.error(str(e))
     bar = None
@@ -359,12 +387,23 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             from .records import write_records
 
             write_records(args.record, collect_records(config, args.out, games))
-    except (TournamentError, ValueError, OSError) as e:
+    except TournamentRefused as e:
         if bar is not None:
             bar.close()
         print(f"craits tournament: error: {e}", file=sys.stderr)
-        print(f"craits tournament: finished games are kept in {args.out}; rerun to resume",
-              file=sys.stderr)  # fmt: skip
+        return 2
+    except (TournamentError, ValueError) as e:  # the same games would fail the same way
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        print(f"craits tournament: finished games are kept in {args.out}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a full disk, a lost mount: a rerun resumes once it is fixed
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        print(f"craits tournament: finished games are kept in {args.out}; rerun the same "
+              "command to resume", file=sys.stderr)  # fmt: skip
         return 1
     except KeyboardInterrupt:
         if bar is not None:
@@ -430,9 +469,17 @@ def _add_train_parser(sub: Any) -> None:
         help="train a masked PPO agent by self-play; TensorBoard logs, checkpoints, final table",
         description="Masked PPO self-play against an opponent pool (the current network, frozen "
         "past snapshots, heuristic bots). Writes TensorBoard event files, DIR/checkpoints/*.pt "
-        "and DIR/final.pt (play it as ppo:DIR/final.pt), then prints the trained agent's "
+        "and DIR/final.pt (play it as ppo:DIR), then prints the trained agent's "
         "duplicate tournament table against each evaluation opponent. Named configurations "
-        "live in experiments/configs (default ppo_4p: about 30 minutes on a 2-core CPU).",
+        "live in experiments/configs (default ppo_4p: 45M steps, about 25-40 minutes on a "
+        "2-core CPU). Ctrl-C saves a checkpoint at the end of the current update and stops; "
+        "--resume DIR continues exactly.",
+        epilog="A quick run (about a minute): craits train --total-steps 300000 --set "
+        "final_eval_deals=20 --set eval_every=0 --out runs/quick. Extend a finished run: "
+        "craits train --resume runs/quick --total-steps 600000 (its evaluation is played "
+        "again for the new agent). Exit status: 0 done; 2 bad arguments or a refusal (nothing "
+        "written); 130 interrupted (a checkpoint is saved: the message gives the --resume "
+        "command).",
     )
     train.add_argument("--config", "-c", default=None, metavar="NAME",
                        help="a configuration name (ppo_4p, ppo_2p, ...) or a .toml file "
@@ -455,6 +502,9 @@ def _add_train_parser(sub: Any) -> None:
 
 
 def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .extras import require
+
+    require("train", "craits train")
     from training.config import DEFAULT_CONFIG, load_config
     from training.train import train
 
@@ -476,18 +526,45 @@ def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                        device=args.device, progress=not args.no_progress)  # fmt: skip
     except ValueError as e:
         parser.error(str(e))
-    except KeyboardInterrupt:
-        target = args.out or args.resume or "DIR"
-        print(f"craits train: interrupted; continue from the latest checkpoint with "
-              f"craits train --resume {target}", file=sys.stderr)  # fmt: skip
+    except KeyboardInterrupt as e:  # a second Ctrl-C, or one before the loop began
+        return _train_interrupted(getattr(e, "run_dir", None) or args.resume or args.out)
+    if result.interrupted == "training":
+        print(f"craits train: interrupted at step {result.global_step:,}; checkpoint saved: "
+              f"{result.final_checkpoint}; continue with: craits train --resume "
+              f"{shlex.quote(str(result.run_dir))}", file=sys.stderr)  # fmt: skip
+        return 130
+    if result.interrupted == "evaluation":
+        print(f"craits train: interrupted in the final evaluation; the trained agent is "
+              f"{result.final_checkpoint}; finish the evaluation (played games are kept) with: "
+              f"craits train --resume {shlex.quote(str(result.run_dir))}",
+              file=sys.stderr)  # fmt: skip
         return 130
     for evaluation in result.evaluations.values():
         print()
         print(evaluation["markdown"].rstrip())
     print(f"\n{result.global_step:,} steps in {result.updates} updates, {result.sps:,.0f} steps/s; "
-          f"agent: ppo:{result.final_checkpoint}; TensorBoard: tensorboard --logdir "
+          f"agent: ppo:{result.run_dir}; TensorBoard: tensorboard --logdir "
           f"{result.run_dir}")  # fmt: skip
     return 0
+
+
+def _train_interrupted(where: Path | None) -> int:
+    """The message for a ``craits train`` interrupted outside the loop's own handling."""
+    from training.train import find_checkpoint
+
+    try:
+        found = find_checkpoint(where) if where is not None else None
+    except ValueError:
+        found = None
+    if found is not None:
+        print(f"craits train: interrupted; continue from {found} with: craits train --resume "
+              f"{shlex.quote(str(where))}", file=sys.stderr)  # fmt: skip
+    else:
+        print(
+            "craits train: interrupted before the first checkpoint; nothing to resume",
+            file=sys.stderr,
+        )
+    return 130
 
 
 if __name__ == "__main__":

@@ -1,48 +1,18 @@
-"""The default demo: a full game between simple bots, each hand's points and the standings.
+"""The default demo: a full game between bots, each hand's points and the standings.
 
-The bots here see only their own hand and the legal actions (nothing hidden):
-``random`` picks uniformly; ``greedy`` sheds the highest-scoring playable card
-(R8.2), calls the suit it holds most of, and always declares "one card".
+The bots are agent specs (``greedy``, ``random``, ``expert``, ``pimc``, ``ppo:PATH``,
+your own ``MODULE:ATTR`` … see :mod:`agents.specs`), each acting on its own seat's view.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
-from .actions import CALL_BASE, DECLARE, DRAW, Phase
-from .cards import RANK_OF, SUIT_OF
 from .engine import Game
+from .public import PublicGame
 from .rules import Rules
-from .scoring import CARD_POINTS
 
-EnginePolicy = Callable[[Game], int]
-
-
-def random_policy(rng: random.Random) -> EnginePolicy:
-    def act(g: Game) -> int:
-        legal = g.legal_actions()
-        return legal[rng.randrange(len(legal))]
-
-    return act
-
-
-def greedy_policy(g: Game) -> int:
-    legal = g.legal_actions()
-    if g.phase == Phase.DECLARE:
-        return DECLARE
-    p = g.current_player
-    assert p is not None
-    hand = g.hands[p]
-    if g.phase == Phase.CALL_SUIT:
-        return max(legal, key=lambda a: (sum(SUIT_OF[c] == a - CALL_BASE for c in hand), -a))
-    cards = [a for a in legal if a != DRAW]
-    if not cards:
-        return DRAW
-    return max(cards, key=lambda c: (CARD_POINTS[RANK_OF[c]], c))
-
-
-POLICIES = ("random", "greedy")
+DEFAULT_BOTS = ("greedy", "random")
 
 
 def play_demo(
@@ -53,19 +23,16 @@ def play_demo(
     out: Callable[[str], None] = print,
 ) -> Game:
     """Play and print one game; returns the finished game."""
-    bots = bots or [POLICIES[s % 2] for s in range(num_players)]
+    from agents.specs import make_agent  # the application layer (moves out of craits_env)
+
+    bots = bots or [DEFAULT_BOTS[s % 2] for s in range(num_players)]
     if len(bots) != num_players:
-        raise ValueError(f"bots: got {len(bots)} names for {num_players} players")
-    rng = random.Random(seed)
-    policies: list[EnginePolicy] = []
-    for name in bots:
-        if name == "random":
-            policies.append(random_policy(rng))
-        elif name == "greedy":
-            policies.append(greedy_policy)
-        else:
-            raise ValueError(f"unknown bot {name!r}; known: {', '.join(POLICIES)}")
+        raise ValueError(f"bots: got {len(bots)} specs for {num_players} players")
+    agents = [make_agent(b, num_players=num_players, rules=rules) for b in bots]
+    for s, agent in enumerate(agents):
+        agent.reset(seed * 1000 + s)
     g = Game(num_players, rules, seed=seed)
+    public = PublicGame(g)
     names = [f"p{s}:{b}" for s, b in enumerate(bots)]
     width = max(10, *(len(n) for n in names))
     out(f"Craits — {num_players} players, seed {seed}, first dealer player_{g.first_dealer}")
@@ -74,7 +41,8 @@ def play_demo(
     while not g.is_over:
         hand, dealer, size = g.hand_index, g.dealer, g.hand_size
         while g.hand_index == hand and not g.is_over:
-            g.apply(policies[g.current_player or 0](g))
+            p = g.current_player or 0
+            public.apply(agents[p].act(public.views[p]))
             decisions += 1
         pts = g.hand_points[hand]
         out(f" {hand + 1:>4}  {size:>5}  {dealer:>6}  " + "".join(str(p).rjust(width) for p in pts))

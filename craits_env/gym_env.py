@@ -46,7 +46,7 @@ class CraitsGymEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         **options: Any,
     ) -> None:
-        from agents.base import make_agent
+        from agents.specs import make_agent
 
         self.aec = raw_env(num_players, rules, render_mode, track_public=True, **options)
         n = self.aec.num_players
@@ -61,7 +61,7 @@ class CraitsGymEnv(gymnasium.Env):
             raise ValueError(
                 f"illegal_action: got {illegal_action!r}, allowed 'terminate', 'raise'"
             )
-        self.opponents = [make_agent(o) for o in opponents]
+        self.opponents = [make_agent(o, num_players=n, rules=self.aec.rules) for o in opponents]
         self.fixed_seat = seat
         self.seat = 0 if seat is None else seat
         self.illegal_action = illegal_action

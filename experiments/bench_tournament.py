@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.base import make_agent
 from agents.pimc import ENDGAME
+from agents.specs import make_agent
 from craits_env import Game, Phase, Rules
 from craits_env.bench import bench_engine
 from craits_env.fileio import atomic_write_json, atomic_write_text

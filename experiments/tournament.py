@@ -10,6 +10,12 @@ deal's seed, its agents are seeded from the tournament seed and the task, so a
 game's result does not depend on which process plays it or when. Results are
 appended, one JSON line per game, to ``DIR/games.jsonl`` as they finish; an
 interrupted tournament rerun with the same arguments plays only what is missing.
+
+Stored games are keyed by what the agents *are* (:func:`agents.specs.agent_identity`:
+a checkpoint's weight hash, a bot's version), not by the spec texts: a results
+directory whose agents changed (an overwritten checkpoint, a new bot version)
+is refused (:class:`TournamentRefused`), never mixed; one whose agents are the
+same under other spec texts (a moved checkpoint) resumes.
 ``experiments.tournament_stats`` turns the games into the tables.
 
 With ``record=True`` every game also yields its game record (:mod:`craits_env.records`),
@@ -19,6 +25,7 @@ in plan order, so a record file is the same whatever the workers or the resumes.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -29,13 +36,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.specs import resolve_agent
 from craits_env import Game, Rules, action_str
 from craits_env.actions import PHASE_NAMES
 from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
 from craits_env.public import PublicGame
 from craits_env.records import GameRecorder, append_records
+from craits_env.rules import RULES_REVISION
 
 SCHEDULES = ("all", "cycle")
 GAMES_FILE = "games.jsonl"
@@ -44,7 +53,11 @@ CONFIG_FILE = "tournament.json"
 
 
 class TournamentError(Exception):
-    """A tournament cannot go on (an illegal action, a foreign results directory …)."""
+    """A tournament cannot go on (an illegal action, a corrupt results file …)."""
+
+
+class TournamentRefused(TournamentError):
+    """A tournament cannot start: its results directory holds another tournament's games."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,8 @@ class TournamentConfig:
     """With more specs than players: "all" plays every line-up on every deal; "cycle" plays
     line-up ``deal % L`` on deal ``deal`` (each deal still under every rotation), so every
     line-up gets an equal share of the deals for 1/L of the games."""
+    agents: tuple[str, ...] = ()
+    """the identity of each spec's agent (:func:`identify`); empty: not resolved yet"""
 
     def __post_init__(self) -> None:
         if self.schedule not in SCHEDULES:
@@ -71,6 +86,8 @@ class TournamentConfig:
             )
         if self.deals < 1:
             raise ValueError(f"deals: got {self.deals}, allowed an int >= 1")
+        if self.agents and len(self.agents) != len(self.specs):
+            raise ValueError(f"agents: got {len(self.agents)}, need one per spec")
 
     def lineups(self) -> list[tuple[str, ...]]:
         """The line-ups: the specs themselves, or every combination of ``players`` of them."""
@@ -85,10 +102,26 @@ class TournamentConfig:
             "deals": self.deals,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
+            "rules_revision": RULES_REVISION,
         }
         if self.schedule != "all":
             d["schedule"] = self.schedule
+        if self.agents:
+            d["agents"] = list(self.agents)
         return d
+
+
+def identify(config: TournamentConfig) -> TournamentConfig:
+    """``config`` with the identity of every spec's agent, each checked for the table.
+
+    An unknown spec, a missing checkpoint or one trained for another table raises
+    ``ValueError`` (one line) — before any game.
+    """
+    ids = tuple(
+        resolve_agent(spec, num_players=config.players, rules=config.rules)[1]
+        for spec in config.specs
+    )
+    return dataclasses.replace(config, agents=ids)
 
 
 @dataclass(frozen=True)
@@ -152,7 +185,16 @@ class GamePlayer:
     def agent(self, spec: str, seat: int) -> Agent:
         key = (spec, seat)
         if key not in self._agents:
-            self._agents[key] = make_agent(spec)
+            config = self.config
+            agent, identity = resolve_agent(spec, num_players=config.players, rules=config.rules)
+            if config.agents:
+                expected = config.agents[config.specs.index(spec)]
+                if identity != expected:
+                    raise TournamentError(
+                        f"agent {spec!r} is now {identity}, the tournament's is {expected} "
+                        "(it changed while the tournament ran)"
+                    )
+            self._agents[key] = agent
         return self._agents[key]
 
     def play(self, task: GameTask) -> dict[str, Any]:
@@ -213,14 +255,66 @@ class GamePlayer:
 # ----------------------------------------------------------------------------- storage
 
 
-def _extends(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
-    """Whether ``wanted`` is the tournament ``stored`` with more deals."""
-    same = {k: v for k, v in stored.items() if k != "deals"}
+_NAMES = ("specs", "deals")  # what may differ between a store and the same tournament
+
+
+def _same_games(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether ``stored`` is the tournament ``wanted`` (same agents), maybe with fewer deals
+    and other spec texts for the same agents."""
     return (
-        same == {k: v for k, v in wanted.items() if k != "deals"}
+        {k: v for k, v in stored.items() if k not in _NAMES}
+        == {k: v for k, v in wanted.items() if k not in _NAMES}
         and isinstance(stored.get("deals"), int)
         and stored["deals"] <= wanted["deals"]
+        and isinstance(stored.get("specs"), list)
+        and len(stored["specs"]) == len(wanted["specs"])
     )
+
+
+def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
+    """Why ``out``'s games are not those of ``wanted`` (one line)."""
+    head = f"{out} holds results of a different tournament"
+    tail = "use another --out or delete it"
+    if "agents" not in stored or "rules_revision" not in stored:
+        return f"{head} (stored without agent identities by an older craits); {tail}"
+    if stored["rules_revision"] != wanted["rules_revision"]:
+        return (
+            f"{head}: its games were played under rules revision "
+            f"{stored['rules_revision']}, this engine is revision {RULES_REVISION}; {tail}"
+        )
+    old, new = stored.get("agents", []), wanted["agents"]
+    if isinstance(old, list) and len(old) == len(new):
+        for spec, a, b in zip(wanted["specs"], old, new, strict=True):
+            if a != b:
+                return f"{head}: its games were played by {a}, {spec} is now {b}; {tail}"
+    keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
+    if keys:
+        return f"{head} (other {', '.join(keys)}); {tail}"
+    return f"{head} (more deals than asked: only --deals may grow); {tail}"
+
+
+def _read_games(path: Path, rename: dict[str, str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The games of a ``games.jsonl`` by key and its good lines (a torn last line dropped)."""
+    with path.open("r", encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    games: dict[str, dict[str, Any]] = {}
+    good = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            game = json.loads(line)
+            key = game["key"]
+        except (ValueError, KeyError, TypeError):
+            if i >= len(lines) - 2:  # a line cut by a crash: dropped, replayed
+                continue
+            raise TournamentRefused(f"{path}: line {i + 1} is corrupt") from None
+        if rename:
+            game["specs"] = [rename.get(s, s) for s in game["specs"]]
+            line = json.dumps(game, separators=(",", ":"))
+        games[key] = game
+        good.append(line)
+    return games, good
 
 
 class ResultStore:
@@ -232,49 +326,50 @@ class ResultStore:
     def __init__(self, out: Path, config: TournamentConfig) -> None:
         self.out = out
         self.path = out / GAMES_FILE
+        wanted = config.to_dict()
+        stored, rename = self.check(out, config)
         out.mkdir(parents=True, exist_ok=True)
-        config_path = out / CONFIG_FILE
-        if config_path.exists():
-            try:
-                stored = json.loads(config_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise TournamentError(f"{config_path}: unreadable ({e})") from None
-            wanted = config.to_dict()
-            if stored != wanted:
-                if not _extends(stored, wanted):
-                    raise TournamentError(
-                        f"{out} holds results of a different tournament ({config_path}); "
-                        "use another --out or delete it (only --deals may grow)"
-                    )
-                # More deals of the same tournament: a game depends only on the seed, its
-                # deal, line-up and rotation, so the games played stay valid.
-                atomic_write_json(config_path, wanted)
-        else:
-            atomic_write_json(config_path, config.to_dict())
         self.games: dict[str, dict[str, Any]] = {}
         if self.path.exists():
-            self._load()
+            # Rewritten without a torn last line, so appends start on a clean line, and with
+            # renamed seats, before the new description is written.
+            self.games, lines = _read_games(self.path, rename)
+            tmp = self.path.with_suffix(".jsonl.tmp")
+            tmp.write_text("".join(g + "\n" for g in lines), encoding="utf-8")
+            os.replace(tmp, self.path)
+        if stored != wanted:
+            atomic_write_json(out / CONFIG_FILE, wanted)
 
-    def _load(self) -> None:
-        with self.path.open("r", encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        good = []
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                game = json.loads(line)
-                key = game["key"]
-            except (ValueError, KeyError, TypeError):
-                if i >= len(lines) - 2:  # a line cut by a crash: dropped, replayed
-                    continue
-                raise TournamentError(f"{self.path}: line {i + 1} is corrupt") from None
-            self.games[key] = game
-            good.append(line)
-        # Rewrite without a torn last line, so appends start on a clean line.
-        tmp = self.path.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(g + "\n" for g in good), encoding="utf-8")
-        os.replace(tmp, self.path)
+    @staticmethod
+    def check(out: Path, config: TournamentConfig) -> tuple[dict[str, Any] | None, dict[str, str]]:
+        """Whether ``out`` can hold ``config``'s games, writing nothing.
+
+        Returns the stored description (or ``None``) and the renaming of stored spec texts
+        to ``config``'s; raises :class:`TournamentRefused` with the reason otherwise.
+        """
+        if not config.agents:
+            raise ValueError("ResultStore: the config's agents are not identified (identify())")
+        config_path = out / CONFIG_FILE
+        if not config_path.exists():
+            return None, {}
+        try:
+            stored = json.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise TournamentRefused(f"{config_path}: unreadable ({e})") from None
+        wanted = config.to_dict()
+        if not isinstance(stored, dict):
+            raise TournamentRefused(f"{config_path}: not a tournament description")
+        rename: dict[str, str] = {}
+        if stored != wanted:
+            if not _same_games(stored, wanted):
+                raise TournamentRefused(_refusal(out, stored, wanted))
+            # More deals of the same tournament, or its agents named by other texts (a moved
+            # checkpoint): a game depends only on the seed, its deal, line-up and rotation
+            # and the agents, so the games played stay valid; their seats are renamed.
+            rename = dict(zip(stored["specs"], wanted["specs"], strict=True))
+        if (out / GAMES_FILE).exists():
+            _read_games(out / GAMES_FILE, rename)  # a corrupt line refuses here
+        return stored, rename
 
     def append(self, games: Iterable[dict[str, Any]]) -> None:
         games = list(games)
@@ -312,6 +407,7 @@ def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
         seed=d["seed"],
         rules=Rules.from_dict(d["rules"]),
         schedule=d.get("schedule", "all"),
+        agents=tuple(d.get("agents", ())),
     )
 
 
@@ -334,8 +430,8 @@ def run_games(
 
     With ``record`` the games played also save their game records (:func:`collect_records`).
     """
-    for spec in set(config.specs):
-        make_agent(spec)  # an unknown spec or a missing checkpoint fails here, before any game
+    if not config.agents:
+        config = identify(config)  # an unknown spec or a bad checkpoint fails before any game
     store = ResultStore(out, config)
     todo = [t for t in plan(config) if t.key not in store.games]
     total = len(plan(config))
@@ -463,8 +559,10 @@ __all__ = [
     "ResultStore",
     "TournamentConfig",
     "TournamentError",
+    "TournamentRefused",
     "collect_records",
     "deal_cards",
+    "identify",
     "plan",
     "results_in_order",
     "run_games",

@@ -26,8 +26,9 @@ import numpy as np
 import pytest
 
 import agents
-from agents.base import Agent, make_agent
+from agents.base import Agent
 from agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent, _shed_values
+from agents.specs import make_agent
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Game, Phase, Rules, parse_card
 from craits_env.cards import RANK_OF
 from craits_env.deck import deck_cards

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import make_agent
+from agents.specs import make_agent
 from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
 from craits_env.observation import ObservationEncoder

@@ -22,7 +22,9 @@ also unpickles ``rollout`` — resume only from checkpoints you wrote.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -44,13 +46,26 @@ def save_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> No
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A checkpoint's dict (tensors on the CPU); ``ValueError`` with one line if it is unusable."""
+def read_checkpoint_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A checkpoint file's bytes; ``ValueError`` with one line if there is no such file."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"checkpoint {path}: no such file")
     try:
-        data = torch.load(p, map_location="cpu", weights_only=True)
+        return p.read_bytes()
+    except OSError as e:
+        raise ValueError(f"checkpoint {path}: unreadable ({e.strerror})") from None
+
+
+def load_checkpoint(path: str | os.PathLike[str], content: bytes | None = None) -> dict[str, Any]:
+    """A checkpoint's dict (tensors on the CPU); ``ValueError`` with one line if it is unusable.
+
+    ``content``: the file's bytes, already read (:func:`read_checkpoint_bytes`).
+    """
+    if content is None:
+        content = read_checkpoint_bytes(path)
+    try:
+        data = torch.load(io.BytesIO(content), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds for a bad file: all mean "unreadable"
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ValueError(f"checkpoint {path}: not a readable torch file ({first})") from None
@@ -79,11 +94,31 @@ def policy_from_checkpoint(
     return net
 
 
-def load_policy(path: str | os.PathLike[str]) -> tuple[PolicyNet, dict[str, Any]]:
-    """The trained network of a checkpoint file and its metadata (players, rules, step …)."""
-    data = load_checkpoint(path)
+def policy_digest(data: dict[str, Any]) -> str:
+    """The hash of what a checkpoint's agent *is*: its network spec, weights, table and rules.
+
+    Optimiser state, step counters and run names do not enter it: the same weights saved
+    twice, copied or moved are the same agent; any change of a weight is another agent.
+    """
+    h = hashlib.sha256()
+    head = {k: data.get(k) for k in ("network", "num_players", "rules")}
+    h.update(json.dumps(head, sort_keys=True, default=str).encode())
+    for name in sorted(data["policy"]):
+        t = data["policy"][name].detach().cpu().contiguous()
+        h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()
+
+
+def load_policy(
+    path: str | os.PathLike[str], content: bytes | None = None
+) -> tuple[PolicyNet, dict[str, Any]]:
+    """The trained network of a checkpoint file and its metadata (players, rules, step …,
+    and ``digest``: :func:`policy_digest`)."""
+    data = load_checkpoint(path, content)
     net = policy_from_checkpoint(data, path)
     meta = {k: data.get(k) for k in ("num_players", "rules", "run_name", "global_step", "update")}
+    meta["digest"] = policy_digest(data)
     return net, meta
 
 

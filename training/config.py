@@ -222,7 +222,7 @@ def _validate(c: TrainConfig) -> None:
 
 
 def _validate_opponents(c: TrainConfig) -> None:
-    from agents.base import make_agent
+    from agents.specs import make_agent
 
     weights = c.opponents
     if not weights or any(
@@ -232,11 +232,13 @@ def _validate_opponents(c: TrainConfig) -> None:
     if not any(w > 0 for w in weights.values()):
         raise _type_error("opponents", weights, "at least one weight > 0")
     specs = [k for k in weights if k not in (POOL_SELF, POOL_PAST)]
-    for spec in [*specs, *c.eval_opponents]:
-        try:
-            make_agent(spec)
-        except ValueError as e:
-            raise ValueError(f"config opponents: {e}") from None
+    rules = Rules.from_dict(dict(c.rules))
+    for key, group in (("opponents", specs), ("eval_opponents", c.eval_opponents)):
+        for spec in group:
+            try:  # checked for the table now, not at the first game that seats it
+                make_agent(spec, num_players=c.num_players, rules=rules)
+            except ValueError as e:
+                raise ValueError(f"config {key}: {e}") from None
 
 
 # ----------------------------------------------------------------------------- files

@@ -6,16 +6,33 @@ opponent; every deal is played under every seat rotation
 with 95% bootstrap intervals over deals — are :func:`experiments.tournament_stats.summarize`'s.
 The deals come from :data:`EVAL_SEED`, the same for every evaluation of every
 run, so points on a learning curve are comparable.
+
+A stored evaluation (``out``) is keyed by the agents' identities (the
+checkpoint's weight hash): rerun on the same weights — the same run resumed, a
+moved run directory — it plays only the missing games; on other weights (a run
+extended, a checkpoint overwritten) its old games are deleted and replayed,
+never mixed in (:func:`clear_stale`).
 """
 
 from __future__ import annotations
 
 import shlex
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from craits_env import Rules
-from experiments.tournament import GamePlayer, TournamentConfig, plan, results_in_order, run_games
+from experiments.tournament import (
+    GamePlayer,
+    ResultStore,
+    TournamentConfig,
+    TournamentRefused,
+    identify,
+    plan,
+    results_in_order,
+    run_games,
+)
 from experiments.tournament_stats import summarize, to_markdown, write_outputs
 
 EVAL_SEED = 20_251_130
@@ -42,6 +59,19 @@ def tournament_command(config: TournamentConfig) -> str:
     return shlex.join(words) + " --out DIR"
 
 
+def clear_stale(out: Path, config: TournamentConfig) -> str | None:
+    """Delete ``out`` if it holds games of another tournament (another agent); why, or None.
+
+    Only for directories this code owns (a run's ``eval/<opponent>``).
+    """
+    try:
+        ResultStore.check(out, config)
+    except TournamentRefused as e:
+        shutil.rmtree(out)
+        return str(e)
+    return None
+
+
 def evaluate(
     checkpoint: str | Path,
     opponent: str,
@@ -51,6 +81,8 @@ def evaluate(
     out: Path | None = None,
     title: str | None = None,
     record: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    on_stale: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The agent's and the opponent's rows of the table (``experiments.tournament_stats``).
 
@@ -58,14 +90,24 @@ def evaluate(
     (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` every game's
     record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``, it plays
     in memory.
+    ``progress(done, total)`` is called as games finish; ``on_stale(reason)`` when ``out``
+    held another agent's games (deleted, replayed).
     Returns ``{"agent": row, "opponent": row, "summary": summary, "markdown": table}``.
     """
-    config = eval_config(checkpoint, opponent, num_players, rules, deals)
+    config = identify(eval_config(checkpoint, opponent, num_players, rules, deals))
     if out is None:
         player = GamePlayer(config)
-        games = [player.play(task) for task in plan(config)]
+        tasks = plan(config)
+        games = []
+        for task in tasks:
+            games.append(player.play(task))
+            if progress:
+                progress(len(games), len(tasks))
     else:
-        games = results_in_order(run_games(config, out, record=record), config)
+        reason = clear_stale(out, config)
+        if reason and on_stale:
+            on_stale(reason)
+        games = results_in_order(run_games(config, out, record=record, progress=progress), config)
     summary = summarize(games, list(config.specs), config.seed)
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
     command = tournament_command(config)

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.specs import make_agent
 from craits_env.actions import NUM_ACTIONS, Phase
 from craits_env.craits_v0 import hand_rewards, win_rewards
 from craits_env.engine import Game
@@ -195,7 +196,7 @@ class SelfPlayRollout:
             if actor not in (LEARNER, SELF) and not is_snapshot(actor):
                 key = (actor, s)
                 if key not in slot.agent_cache:
-                    slot.agent_cache[key] = make_agent(actor)
+                    slot.agent_cache[key] = make_agent(actor, num_players=n, rules=self.rules)
                 bot = slot.agent_cache[key]
                 bot.reset(int(rng.integers(2**63)))
             slot.bots.append(bot)

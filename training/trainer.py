@@ -60,6 +60,7 @@ class Trainer:
         self.pool = OpponentPool(config.opponents, self.net.spec(), config.pool_size)
         self.rollout = SelfPlayRollout(config, self.pool, rng)
         self.global_step = 0
+        self.batch_start_step = 0  # global_step before the batch last collected
         self.update = 0
         self.seconds = {"env": 0.0, "encode": 0.0, "forward": 0.0, "update": 0.0}
 
@@ -70,10 +71,19 @@ class Trainer:
 
     @property
     def learning_rate(self) -> float:
+        """The step size of the update of the batch just collected.
+
+        Annealed linearly by the steps taken *before* that batch (as CleanRL's
+        ``1 - (update - 1) / num_updates``), and never below the batch's share of
+        ``total_steps``: the last update, even of a run that overshoots ``total_steps``,
+        still learns (its rate is about ``learning_rate / number of updates``, never 0).
+        """
         c = self.config
         if not c.anneal_lr:
             return c.learning_rate
-        return c.learning_rate * max(0.0, 1.0 - self.global_step / c.total_steps)
+        batch = max(1, self.global_step - self.batch_start_step)
+        frac = max(1.0 - self.batch_start_step / c.total_steps, batch / c.total_steps)
+        return c.learning_rate * min(1.0, frac)
 
     # -- the two steps ---------------------------------------------------------------
 
@@ -81,6 +91,7 @@ class Trainer:
         """Play until one update's batch is complete."""
         self.net.eval()
         batch, stats = self.rollout.collect(self.actor, self.config.batch_size, self.sample_gen)
+        self.batch_start_step = self.global_step
         self.global_step += stats.steps
         for k, v in stats.seconds.items():
             self.seconds[k] += v
@@ -190,7 +201,7 @@ class Trainer:
             self.sample_gen.set_state(data["rng"]["sample"])
             self.shuffle_gen.set_state(data["rng"]["shuffle"])
             self.rollout.load_state_bytes(tensor_to_bytes(data["rollout"]))
-            self.global_step = int(data["global_step"])
+            self.global_step = self.batch_start_step = int(data["global_step"])
             self.update = int(data["update"])
             self.seconds.update(data.get("seconds", {}))
             self.run_name = str(data["run_name"])
