@@ -1,6 +1,6 @@
 """Craits: a rules engine and RL environments for the shedding card game Craits.
 
-Public API (see INTERFACE.md): :class:`Rules`, :func:`score_hand`,
+Public API (see docs/interface.md): :class:`Rules`, :func:`score_hand`,
 :class:`Game` (the rules engine), card and action helpers.
 """
 

@@ -1,4 +1,4 @@
-"""Action ids (``Discrete(59)``) and decision phases, as in INTERFACE.md."""
+"""Action ids (``Discrete(59)``) and decision phases, as in docs/interface.md."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ def _add_rule_args(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="set a rule option of RULES.md, e.g. -r face_cards=true -r seven_hits=next_but_one "
+        help="set a rule option, e.g. -r face_cards=true -r seven_hits=next_but_one "
         "-r hand_sizes=8,7,6 (repeatable; see docs/rules.md for every option)",
     )
     p.add_argument("--short", action="store_true", help="the short game: eight hands 8…1 (R2.2)")

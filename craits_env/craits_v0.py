@@ -37,12 +37,12 @@ and accumulated by PettingZoo's ``last()`` until the agent acts:
 
 Hand points include shuffle-pressure penalties (R8.5).
 
-**Options.** ``rules=Rules(...)`` (every option of RULES.md); ``track_public=True``
+**Options.** ``rules=Rules(...)`` (every option of docs/rules.md); ``track_public=True``
 keeps the public history bots use (``env.unwrapped.seat_view(agent)``); ``auto_forced=True``
 applies decisions with a single legal action automatically (they are still
 counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
 ``step`` calls. ``reset(seed, options)`` takes ``options={"deck": [...],
-"dealer": seat}`` (INTERFACE.md). ``env.unwrapped.snapshot()`` returns the
+"dealer": seat}`` (docs/interface.md). ``env.unwrapped.snapshot()`` returns the
 whole state (god's view); ``env.unwrapped.game`` is the engine.
 
 **Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action
@@ -336,7 +336,7 @@ class raw_env(AECEnv, EzPickle):
         return self.public.view(self._seat_of[agent])
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole state (all hands: god's view) as a JSON-serialisable dict (INTERFACE.md)."""
+        """The whole state (all hands: god's view) as a JSON-serialisable dict (docs/interface.md)."""
         if self.game is None:
             raise ValueError("snapshot() before reset()")
         return self.game.snapshot()

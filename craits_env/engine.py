@@ -1,4 +1,4 @@
-"""The Craits rules engine: a pure state machine (RULES.md R1–R12).
+"""The Craits rules engine: a pure state machine (docs/rules.md R1–R12).
 
 :class:`Game` holds the whole state of one game: the deal, the discard pile,
 the stock, every hand, scores and the decision that is pending. A client asks
@@ -789,7 +789,7 @@ class Game:
     # ------------------------------------------------------------------ inspection
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole state (every hand: god's view) as a JSON-serialisable dict (INTERFACE.md)."""
+        """The whole state (every hand: god's view), JSON-serialisable (docs/interface.md)."""
         over = self.phase == _OVER
 
         def strs(cards: Iterable[int]) -> list[str]:
@@ -814,7 +814,7 @@ class Game:
             "went_out": list(self.went_out),
             "deal": strs(self._deal),
             "reshuffles": [strs(r) for r in self._reshuffles],
-            # Beyond INTERFACE.md's minimum:
+            # Beyond docs/interface.md's minimum:
             "hand_size": self.hand_size,
             "first_dealer": self.first_dealer,
             "legal_actions": list(self.legal_actions()),

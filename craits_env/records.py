@@ -18,7 +18,7 @@ key                  value
 ``hands``            one object per hand dealt: ``deal`` (the deck order, card strings, first
                      dealt first, R2.3), ``reshuffles`` (each new stock, next card first,
                      R10.1) and ``decisions`` (``[player, action id]`` pairs, in order; the
-                     action ids of INTERFACE.md: 0–51 play a card, 52 draw, 53–56 call
+                     action ids of docs/interface.md: 0–51 play a card, 52 draw, 53–56 call
                      c d h s, 57 declare, 58 stay silent)
 ``finished``         whether the game reached its end (a quit game is recorded unfinished)
 ``scores``           per seat, the cumulative scores at the end of the record

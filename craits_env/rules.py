@@ -1,6 +1,6 @@
-"""The rule options of RULES.md as one frozen, validated dataclass.
+"""The rule options of docs/rules.md as one frozen, validated dataclass.
 
-Field names are the option names of RULES.md; defaults are its defaults.
+Field names are the option names of docs/rules.md; defaults are its defaults.
 An invalid value raises ``ValueError`` naming the field and what is allowed.
 """
 
@@ -27,7 +27,7 @@ RULES_REVISION = 2
 
 @dataclass(frozen=True, kw_only=True)
 class Rules:
-    """Every option of RULES.md (rule ids in brackets). Immutable and hashable."""
+    """Every option of docs/rules.md (rule ids in brackets). Immutable and hashable."""
 
     num_decks: int | None = None
     """[R1.5] decks in play: None = one deck up to 5 players, two above; or 1 or 2."""

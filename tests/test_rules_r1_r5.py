@@ -1,9 +1,9 @@
-"""Scripted rule tests for RULES.md R1–R5 (cards, the deal, a turn, card functions, the count).
+"""Scripted rule tests for docs/rules.md R1–R5 (cards, the deal, a turn, card functions, the count).
 
 Every test stacks a deck with :func:`stacked_game` (or gives ``Game`` an explicit
 deck order), plays explicit actions and asserts exact hands (as multisets), turn
 order, phase, legal actions and, where the hand ends, the points. Expected values
-are worked out by hand from RULES.md: the stock is the listed cards, then the
+are worked out by hand from docs/rules.md: the stock is the listed cards, then the
 rest of the deck in index order (Ac, 2c, …, Kc, Ad, …). Each test is named after
 the rule id it checks.
 """
@@ -1372,7 +1372,7 @@ def test_r_options_boolean_fields_reject_non_booleans(field):
 
 
 def test_r_options_defaults_frozen_and_short_game():
-    # R-options: RULES.md defaults; the dataclass is frozen; short_game is 8..1.
+    # R-options: docs/rules.md defaults; the dataclass is frozen; short_game is 8..1.
     r = Rules()
     assert r.num_decks is None and r.hand_sizes == STANDARD
     assert r.seven_hits == "next" and r.one_card == "declare"

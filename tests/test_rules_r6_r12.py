@@ -1,4 +1,4 @@
-"""Scripted games for RULES.md R6–R12: going out, "one card", scoring, face cards,
+"""Scripted games for docs/rules.md R6–R12: going out, "one card", scoring, face cards,
 shuffle pressure, the snapshot and the decision limit.
 
 Every test plays a stacked deal (``stacked_game``: hands by seat, the starter,
@@ -1163,7 +1163,7 @@ SNAPSHOT_KEYS = {
 
 
 def test_r11_snapshot_has_the_interface_keys_and_is_json() -> None:
-    # R11 / INTERFACE.md: the snapshot holds every listed key and is JSON-serialisable,
+    # R11 / docs/interface.md: the snapshot holds every listed key and is JSON-serialisable,
     # during play, after a reshuffle and at the end of the game.
     g = _drained(TEN)
     act(g, "Js", "Jh", "draw")
@@ -1178,7 +1178,7 @@ def test_r11_snapshot_has_the_interface_keys_and_is_json() -> None:
 
 
 def test_r11_snapshot_values() -> None:
-    # R11 / INTERFACE.md: the public values of a fresh stacked deal.
+    # R11 / docs/interface.md: the public values of a fresh stacked deal.
     g = stacked_game([["9h", "Kd"], ["7d", "2s"]], starter="3c", stock=["As", "5c"])
     s = g.snapshot()
     assert (s["num_players"], s["hand_index"], s["dealer"], s["current_player"]) == (2, 0, 0, 1)
@@ -1198,7 +1198,7 @@ def test_r11_snapshot_values() -> None:
 
 
 def test_r11_deal_and_reshuffles_replay_the_hand() -> None:
-    # R11 / INTERFACE.md: deal + reshuffles + the actions replay a hand without a generator.
+    # R11 / docs/interface.md: deal + reshuffles + the actions replay a hand without a generator.
     g = _drained(TEN, seed=7)
     act(g, "Js", "Jh", "draw", "draw")
     s = g.snapshot()

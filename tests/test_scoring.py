@@ -1,6 +1,6 @@
 """Scoring a hand's leftover cards (R8.2–R8.4) and shuffle-pressure costs (R10.1).
 
-``score_hand`` follows INTERFACE.md: it scores the cards left in a hand by
+``score_hand`` follows docs/interface.md: it scores the cards left in a hand by
 R8.2–R8.4 (R8.1, going out, is the caller's business).
 """
 
@@ -35,7 +35,7 @@ def test_r8_2_hand_scores_the_sum_of_its_cards() -> None:
 
 
 def test_r8_2_cards_may_be_any_iterable() -> None:
-    # INTERFACE.md: ``cards`` is an iterable of card strings.
+    # docs/interface.md: ``cards`` is an iterable of card strings.
     assert score_hand(c for c in ("Kh", "Td")) == 35
     assert score_hand(("5s", "5s")) == 60  # two decks: the same card twice
 
@@ -49,7 +49,7 @@ def test_r8_3_empty_hand_scores_zero() -> None:
 
 
 def test_r8_3_worked_example() -> None:
-    # R8.3 / INTERFACE.md: A 3 3 6 7 9 K = 1 + 3 + 3 + 20 + 10 (the threes cancel the 6 and the 9).
+    # R8.3 / docs/interface.md: A 3 3 6 7 9 K = 1 + 3 + 3 + 20 + 10 (threes cancel the 6, the 9).
     assert score_hand(["Ac", "3d", "3h", "6s", "7c", "9d", "Kh"]) == 37
 
 

@@ -180,7 +180,9 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game(
 def test_a_training_evaluation_replays_when_the_checkpoint_changed(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "final.pt", 1)
     out = tmp_path / "eval"
-    a = evaluate(ckpt, "random", 2, SHORT, 3, out=out)
+    ticks: list[tuple[int, int]] = []
+    a = evaluate(ckpt, "random", 2, SHORT, 3, out=out, progress=lambda d, t: ticks.append((d, t)))
+    assert ticks[0] == (0, 6) and ticks[-1] == (6, 6)  # the final evaluation's progress bar
     assert evaluate(ckpt, "random", 2, SHORT, 3, out=out)["agent"] == a["agent"]
     checkpoint(ckpt, 2)
     stale: list[str] = []
@@ -204,6 +206,21 @@ def test_extending_a_run_evaluates_the_new_agent(tmp_path: Path) -> None:
     assert second.evaluations["random"]["agent"] == fresh["agent"]
     stored = json.loads((out / "eval" / "random" / "results.json").read_text())
     assert stored["config"]["agents"][0] == new_id
+    # TensorBoard: each final evaluation at its own step, with its own agent's numbers.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(out))
+    events.Reload()
+    points = {e.step: e.value for e in events.Scalars("eval/random/win_rate")}
+    assert points == pytest.approx(
+        {
+            first.global_step: first.evaluations["random"]["agent"]["win_rate"],
+            second.global_step: second.evaluations["random"]["agent"]["win_rate"],
+        }
+    )
+    # (The two agents play differently here, so stale games could not pass for new ones.)
+    old, new = (r.evaluations["random"]["agent"]["mean_score"] for r in (first, second))
+    assert old != new
 
 
 def test_a_moved_run_directory_resumes_and_a_failed_check_writes_nothing(tmp_path: Path) -> None:
