@@ -40,6 +40,7 @@ demo: $(RUN_STAMP)
 
 test: $(STAMP) test-core
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 # The core package alone (numpy, gymnasium, pettingzoo): a fresh venv, no extra, outside the
@@ -57,8 +58,8 @@ test-core:
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check craits_env agents
-	$(VENV)/bin/mypy craits_env agents
+	$(VENV)/bin/ruff format --check craits_env agents training craits
+	$(VENV)/bin/mypy craits_env agents training craits
 
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10

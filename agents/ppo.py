@@ -7,7 +7,7 @@ The agent reads only the observation mapping (``"observation"``,
 network's most probable legal action (argmax: deterministic, so ``seed``
 changes nothing). A single legal action is returned without running the
 network; otherwise the network's policy head runs in numpy
-(:meth:`training.network.PolicyNet.numpy_policy`: the same float32 weights, a
+(:meth:`agents.network.PolicyNet.numpy_policy`: the same float32 weights, a
 fraction of the cost of a batch-of-one torch call).
 
 Errors are one-line ``ValueError``s: a missing, corrupt or incompatible
@@ -18,7 +18,7 @@ A policy plays any game length: only ``hand_sizes`` and
 ``hand_decision_limit`` may differ from the rules it was trained with.
 
 Its :attr:`PPOAgent.identity` is ``ppo@`` and the first 16 hex digits of
-:func:`training.checkpoint.policy_digest` (weights, table, rules): stored
+:func:`agents.checkpoint.policy_digest` (weights, table, rules): stored
 results follow the weights, not the file name. A process reads each checkpoint
 once per content (cached by the hash of the file's bytes, so an overwritten
 file is read again whatever its size and time stamp).
@@ -138,7 +138,7 @@ _CACHE_SIZE = 8
 
 def _load(path: Path) -> _Policy:
     """The numpy policy, observation size and metadata of a checkpoint (cached by content)."""
-    from training.checkpoint import load_policy, read_checkpoint_bytes
+    from .checkpoint import load_policy, read_checkpoint_bytes
 
     content = read_checkpoint_bytes(path)  # ValueError (one line) if missing
     key = hashlib.sha256(content).hexdigest()

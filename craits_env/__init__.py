@@ -29,7 +29,9 @@ def _register_gym() -> None:
     import gymnasium
 
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ENV_ID, entry_point="craits_env.gym_env:CraitsGymEnv")
+        # A string entry point: the Gym view (opponents are agents) lives in the agents layer,
+        # which this package does not import.
+        gymnasium.register(GYM_ENV_ID, entry_point="agents.gym_env:CraitsGymEnv")
 
 
 _register_gym()

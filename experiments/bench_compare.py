@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
+# A script: its own directory is on sys.path, so its sibling module imports by name.
+from bench_peers import ENV_PEERS, PEERS
+
 from craits_env.bench import bench_engine, bench_env, bench_state
 from craits_env.fileio import atomic_write_json, atomic_write_text
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_peers import ENV_PEERS, PEERS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -29,11 +29,12 @@ from typing import Any
 
 from agents.pimc import ENDGAME
 from agents.specs import make_agent
+from agents.tournament import TournamentConfig
+from craits.tournament import run_tournament
 from craits_env import Game, Phase, Rules
 from craits_env.bench import bench_engine
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.public import PublicGame
-from experiments.tournament import TournamentConfig, run_games
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LINEUPS = {
@@ -49,7 +50,7 @@ def tournament_speed(specs: tuple[str, ...], seconds: float, workers: int) -> di
         with tempfile.TemporaryDirectory() as tmp:
             cfg = TournamentConfig(specs, len(specs), deals, 0, Rules())
             start = time.perf_counter()
-            games = run_games(cfg, Path(tmp), workers=workers)
+            games = run_tournament(cfg, Path(tmp), workers=workers)
             elapsed = time.perf_counter() - start
         if elapsed >= seconds or deals >= 4096:
             decisions = sum(g["decisions"] for g in games.values())

@@ -18,9 +18,9 @@ import io
 from pathlib import Path
 from typing import Any
 
+from agents.report import chart_title, figure_png
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
 from craits_env.rules import Rules
-from experiments.tournament_stats import chart_title, figure_png
 
 
 def read_scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:

@@ -1,4 +1,4 @@
-"""The charts: tournament results (``experiments.tournament_stats``) and training curves
+"""The charts: tournament results (:mod:`agents.stats`) and training curves
 (``experiments.plot_training``) — titles that name the game, no Markdown backticks, and
 chance (1/players) drawn on the win-rate panels."""
 
@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 
+from agents.report import chart_title, game_label, tournament_figure, write_outputs
+from agents.stats import summarize
 from craits_env.rules import Rules
 from experiments.plot_training import game_of, training_figure
-from experiments.tournament_stats import (
-    chart_title,
-    game_label,
-    summarize,
-    tournament_figure,
-    write_outputs,
-)
 
 pytest.importorskip("matplotlib")
 

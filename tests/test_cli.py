@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from craits_env.cli import main
+from craits.cli import main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "craits_env.cli", *args],
+        [sys.executable, "-m", "craits", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -42,7 +42,7 @@ def test_the_core_works_without_any_optional_dependency() -> None:
             action = int(np.flatnonzero(obs["action_mask"])[0])
             obs, reward, term, trunc, info = env.step(action)
             done = term or trunc
-        from craits_env.cli import main
+        from craits.cli import main
         assert main(["demo", "--players", "2"]) == 0
         assert main(["bench", "engine", "--seconds", "0.2", "--no-state", "--json"]) == 0
         blocked = [m for m in sys.modules if m.split(".")[0] in {OPTIONAL}]
@@ -57,7 +57,7 @@ def test_the_core_works_without_any_optional_dependency() -> None:
 def test_craits_play_without_rich_is_plain_text() -> None:
     proc = run_blocked(
         """
-        from craits_env.cli import main
+        from craits.cli import main
         sys.exit(main(["play", "--opponents", "greedy", "--seed", "3", "--color", "always"]))
     """,
         stdin="quit\n",
@@ -71,7 +71,7 @@ def test_commands_that_need_an_extra_name_it_in_one_line() -> None:
                         (["tournament", "random", "random", "--out", "/tmp/never"], "tournament"),
                         (["play", "--opponents", "ppo:x.pt"], "train")):  # fmt: skip
         proc = run_blocked(f"""
-            from craits_env.cli import main
+            from craits.cli import main
             sys.exit(main({argv!r}))
         """)
         assert proc.returncode == 2, (argv, proc.stderr)

@@ -15,11 +15,8 @@ from pathlib import Path
 import pytest
 
 from agents.base import RandomAgent, register
-from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Rules, card_str, score_hand
-from craits_env.cards import make_deck
-from craits_env.engine import Game
-from craits_env.narrate import Narrator
-from craits_env.play import (
+from craits.narrate import Narrator
+from craits.play import (
     HELP,
     MAX_INVALID_IN_A_ROW,
     NEXT_HAND_PROMPT,
@@ -28,10 +25,13 @@ from craits_env.play import (
     PlaySession,
     parse_move,
 )
+from craits.terminal import Terminal
+from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Rules, card_str, score_hand
+from craits_env.cards import make_deck
+from craits_env.engine import Game
 from craits_env.records import GameRecorder, read_records, replay
 from craits_env.scenario import stacked_game
 from craits_env.scoring import explain_hand
-from craits_env.terminal import Terminal
 
 from .test_invariants import random_config
 
@@ -410,7 +410,7 @@ def test_colours_only_when_asked(tmp_path: Path) -> None:
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     env["PYTHONIOENCODING"] = "utf-8"
-    return subprocess.run([sys.executable, "-m", "craits_env.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "craits", *args], input=stdin,
                           capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
 
 

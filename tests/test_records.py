@@ -11,6 +11,14 @@ from typing import Any
 
 import pytest
 
+from agents.tournament import (
+    RECORDS_FILE,
+    TournamentConfig,
+    collect_records,
+    results_in_order,
+    run_games,
+)
+from craits.tournament import run_tournament
 from craits_env import Game, Rules
 from craits_env.records import (
     FORMAT,
@@ -24,13 +32,6 @@ from craits_env.records import (
     write_records,
 )
 from craits_env.scoring import GOING_OUT_BONUS, explain_hand
-from experiments.tournament import (
-    RECORDS_FILE,
-    TournamentConfig,
-    collect_records,
-    results_in_order,
-    run_games,
-)
 
 from .test_invariants import random_config
 from .test_play import run_cli
@@ -246,7 +247,7 @@ def test_tournament_records_replay_to_its_scores_whatever_the_workers(tmp_path: 
         assert rec["seats"] == result["specs"] and rec["meta"]["key"] == result["key"]
         assert replay(rec).scores == result["scores"] == rec["scores"]
     # Two workers, or a run without records resumed with them: the same records.
-    two = run_games(cfg, tmp_path / "two", workers=2, record=True)
+    two = run_tournament(cfg, tmp_path / "two", workers=2, record=True)
     assert collect_records(cfg, tmp_path / "two", two) == records
     plain = run_games(cfg, tmp_path / "plain")
     assert collect_records(cfg, tmp_path / "plain", plain) == records

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agents.specs import agent_identity, known_specs, make_agent, register, resolve_agent
+from craits.cli import main
 from craits_env import Rules, craits_v0
-from craits_env.cli import main
 
 AGENT_FILE = '''
 """A user's agent: plays the lowest legal action id."""
@@ -158,15 +158,15 @@ def test_a_file_agent_in_a_tournament_with_workers_and_in_the_gym_view(
 
 def test_craits_play_and_demo_take_the_same_specs(agent_file: Path) -> None:
     script = textwrap.dedent("quit\n")
-    proc = subprocess.run([sys.executable, "-m", "craits_env.cli", "play", "--opponents",
+    proc = subprocess.run([sys.executable, "-m", "craits", "play", "--opponents",
                            f"{agent_file}:LowestAgent", "--seed", "1"], input=script,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "craits_env.cli", "demo", "--players", "2",
+    proc = subprocess.run([sys.executable, "-m", "craits", "demo", "--players", "2",
                            "--bots", "expert", f"{agent_file}:LowestAgent"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "craits_env.cli", "demo", "-n", "2",
+    proc = subprocess.run([sys.executable, "-m", "craits", "demo", "-n", "2",
                            "--bots", "nobody", "random"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1

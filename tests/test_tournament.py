@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent, register
-from craits_env import Rules
-from experiments.tournament import (
+from agents.stats import summarize
+from agents.tournament import (
     CONFIG_FILE,
     GAMES_FILE,
     TournamentConfig,
@@ -23,7 +23,8 @@ from experiments.tournament import (
     run_games,
     seats_of,
 )
-from experiments.tournament_stats import summarize
+from craits.tournament import run_tournament
+from craits_env import Rules
 
 SHORT = Rules(hand_sizes=(4, 2, 1))
 
@@ -62,7 +63,7 @@ def test_each_deal_is_played_under_every_rotation(tmp_path: Path) -> None:
 
 
 def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
-    from experiments.tournament import GamePlayer, GameTask
+    from agents.tournament import GamePlayer, GameTask
 
     cfg = config(("random", "random", "random"), deals=2)
     player = GamePlayer(cfg)
@@ -71,7 +72,7 @@ def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
     c = player.play(GameTask(0, 0, 0))
     assert a["key"] != b["key"]
     # Same deal: same first hand dealt (the engine is driven by the deal's deck orders).
-    from experiments.tournament import deal_cards
+    from agents.tournament import deal_cards
 
     assert deal_cards(cfg, 1) == deal_cards(cfg, 1) != deal_cards(cfg, 0)
     assert c["deal"] == 0
@@ -94,7 +95,7 @@ def test_more_specs_than_players_plays_every_combination(tmp_path: Path) -> None
 def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
     cfg = config(("random", "random", "random"), deals=8)
     t1 = table(run_games(cfg, tmp_path / "a"), cfg)
-    t2 = table(run_games(cfg, tmp_path / "b", workers=2), cfg)
+    t2 = table(run_tournament(cfg, tmp_path / "b", workers=2), cfg)
     assert t1 == t2  # same seed, same table, whatever the number of workers
     (agent,) = t1["agents"]
     keys = ("spec", "games", "win_rate", "win_rate_ci", "mean_score", "mean_score_ci",
@@ -179,7 +180,7 @@ def test_head_to_head_and_ratings_order() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "craits_env.cli", "tournament", *args],
+    return subprocess.run([sys.executable, "-m", "craits", "tournament", *args],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
@@ -213,7 +214,7 @@ def test_ray_local_gives_the_same_table(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     cfg = config(("random", "random", "random"), deals=4)
     local = table(run_games(cfg, tmp_path / "local"), cfg)
-    on_ray = table(run_games(cfg, tmp_path / "ray", use_ray=True), cfg)
+    on_ray = table(run_tournament(cfg, tmp_path / "ray", use_ray=True), cfg)
     assert on_ray == local
 
 

@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents.network import PolicyNet
 from agents.specs import make_agent
+from agents.tournament import TournamentConfig, run_games
 from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
 from craits_env.observation import ObservationEncoder
 from craits_env.records import read_records, replay
-from experiments.tournament import TournamentConfig, run_games
 from training.checkpoint import load_checkpoint, load_policy, save_checkpoint, tensor_to_bytes
 from training.config import TrainConfig, config_names, load_config, parse_override, to_toml
-from training.network import PolicyNet
 from training.pool import OpponentPool
 from training.ppo import MaskedCategorical, gae, gae_linked, masked_logits, ppo_loss
 from training.selfplay import SelfPlayRollout
@@ -442,7 +442,7 @@ def test_bad_checkpoints_are_one_line_value_errors(smoke_run: Path, tmp_path: Pa
 
 
 def test_cli_train_help_and_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    from craits_env.cli import main
+    from craits.cli import main
 
     with pytest.raises(SystemExit) as info:
         main(["train", "--help"])
@@ -461,7 +461,7 @@ def test_cli_train_help_and_one_line_errors(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_cli_train_runs_and_prints_the_table(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from craits_env.cli import main
+    from craits.cli import main
 
     config = tmp_path / "mini.toml"
     config.write_text(to_toml(tiny(total_steps=300, final_eval_deals=1, checkpoint_every=0)))

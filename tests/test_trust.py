@@ -17,9 +17,9 @@ import pytest
 import torch
 
 from agents.specs import agent_identity, make_agent
+from agents.tournament import CONFIG_FILE, GAMES_FILE
+from craits.cli import main
 from craits_env import Rules
-from craits_env.cli import main
-from experiments.tournament import CONFIG_FILE, GAMES_FILE
 from training.checkpoint import load_checkpoint, save_checkpoint
 from training.config import to_toml
 from training.evaluate import evaluate
@@ -164,7 +164,7 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game(
     with pytest.raises(SystemExit) as info:
         main(["play", "--opponents", f"ppo:{ckpt}", "random", "--seed", "1"])
     assert info.value.code == 2 and "trained for 2 players" in capsys.readouterr().err
-    from craits_env.gym_env import CraitsGymEnv
+    from agents.gym_env import CraitsGymEnv
 
     with pytest.raises(ValueError, match="trained for 2 players"):
         CraitsGymEnv(num_players=3, opponents=f"ppo:{ckpt}")
@@ -275,7 +275,7 @@ def test_learning_rate_never_reaches_zero_even_when_a_run_overshoots(tmp_path: P
 
 
 def _craits(*args: str) -> list[str]:
-    return [sys.executable, "-m", "craits_env.cli", *args]
+    return [sys.executable, "-m", "craits", *args]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

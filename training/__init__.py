@@ -1,13 +1,14 @@
 """Training Craits agents: masked PPO self-play (``craits train``).
 
 - :mod:`training.ppo` — the mathematics: masked distribution, GAE, the PPO loss;
-- :mod:`training.network` — the policy-value MLP;
+- :mod:`agents.network` — the policy-value MLP (in agents: playing a checkpoint needs no
+  training code);
 - :mod:`training.selfplay` — vectorised self-play rollouts on the engine;
 - :mod:`training.pool` — the opponent pool (self, frozen snapshots, bots);
-- :mod:`training.config` — configurations (``experiments/configs/*.toml``) and overrides;
-- :mod:`training.checkpoint` — atomic checkpoints and their loading;
+- :mod:`training.config` — configurations (``training/configs/*.toml``, package data) and overrides;
+- :mod:`training.checkpoint` — writing checkpoints atomically (reading: :mod:`agents.checkpoint`);
 - :mod:`training.trainer` — a run's state: collect, learn, save, resume;
-- :mod:`training.evaluate` — duplicate evaluation with the tournament code;
+- :mod:`training.evaluate` — duplicate evaluation through the arena and the tournament core;
 - :mod:`training.train` — the loop: logging, evaluation, checkpoints.
 
 A checkpoint plays as the agent ``"ppo:PATH"`` (:mod:`agents.ppo`).

@@ -1,6 +1,6 @@
 """Training configurations: a validated dataclass, named TOML files, ``key=value`` overrides.
 
-A named configuration is ``experiments/configs/NAME.toml`` (``ppo_4p`` is the
+A named configuration is ``training/configs/NAME.toml`` (package data) (``ppo_4p`` is the
 default); its keys are the fields of :class:`TrainConfig`, with the tables
 ``[opponents]`` (sampling weights) and ``[rules]`` (``craits_env.Rules``
 options). Command-line overrides ``key=value`` take a TOML value (``3e-4``,
@@ -17,18 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.network import ACTIVATIONS
 from craits_env import Game, Rules
 from craits_env.craits_v0 import REWARD_MODES
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS
-
-from .network import ACTIVATIONS
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10 needs the tomli backport
     import tomli as tomllib
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "experiments" / "configs"
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 DEFAULT_CONFIG = "ppo_4p"
 POOL_SELF, POOL_PAST = "self", "past"
 DEVICES = ("auto", "cpu", "cuda")
@@ -245,7 +244,7 @@ def _validate_opponents(c: TrainConfig) -> None:
 
 
 def config_names() -> list[str]:
-    """The named configurations in ``experiments/configs``."""
+    """The named configurations in ``training/configs``."""
     return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
 
 

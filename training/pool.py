@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.network import PolicyNet
+
 from .config import POOL_PAST, POOL_SELF
-from .network import PolicyNet
 
 SELF = POOL_SELF
 PAST = POOL_PAST

@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent
+from agents.network import PolicyNet
 from agents.specs import make_agent
 from craits_env.actions import NUM_ACTIONS, Phase
 from craits_env.craits_v0 import hand_rewards, win_rewards
@@ -52,7 +53,6 @@ from craits_env.observation import ObservationEncoder
 from craits_env.public import PublicGame
 
 from .config import TrainConfig
-from .network import PolicyNet
 from .pool import SELF, OpponentPool, is_snapshot
 from .ppo import MaskedCategorical, gae_linked
 

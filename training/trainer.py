@@ -22,9 +22,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.network import PolicyNet
+
 from .checkpoint import bytes_to_tensor, policy_from_checkpoint, tensor_to_bytes
 from .config import TrainConfig
-from .network import PolicyNet
 from .pool import OpponentPool
 from .ppo import MaskedCategorical, explained_variance, normalize, ppo_loss
 from .selfplay import Batch, RolloutStats, SelfPlayRollout

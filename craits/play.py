@@ -42,13 +42,15 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
-from .cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
-from .engine import Game
+from agents.arena import IllegalAction, engine_table
+from craits_env.actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
+from craits_env.cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
+from craits_env.engine import Game
+from craits_env.public import PublicGame
+from craits_env.records import HUMAN, GameRecorder, append_record, replay
+from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
 from .narrate import SUIT_NAMES, CardText, Narrator
-from .public import PublicGame
-from .records import HUMAN, GameRecorder, append_record, replay
-from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .terminal import Terminal
 
 _COUNT, _CALL, _DECLARE = int(Phase.COUNT), int(Phase.CALL_SUIT), int(Phase.DECLARE)
@@ -229,6 +231,14 @@ def _agent_seed(seed: int, seat: int) -> int:
     return int(state >> np.uint64(1))
 
 
+class _Stopped(Exception):
+    """The human stopped at a pause between hands while the bots were moving."""
+
+    def __init__(self, why: str | None) -> None:
+        super().__init__(why)
+        self.why = why
+
+
 class PlaySession:
     """One game of a human against bots (see the module docstring)."""
 
@@ -304,20 +314,32 @@ class PlaySession:
             self._save()
         return status
 
+    def _after_bot(self, player: int, action: int) -> None:
+        """Narrate a bot's move (the arena calls it); a stop at a pause ends the bots' run."""
+        told = self._tell(self.narrator.after_by_hand(self.game, player, action))
+        if told != _GO_ON:
+            raise _Stopped(told)
+
     def _loop(self) -> int:
         term, game = self.term, self.game
+        seated = [self.agents.get(s) for s in range(len(self.seats))]  # None: the human
+        bots = engine_table(game, seated, public=self.public, apply=self.recorder.apply,
+                            on_move=self._after_bot, names=self.seats)  # fmt: skip
         while not game.is_over:
             p: int = game.current_player  # type: ignore[assignment]
             if p != self.seat:
                 try:
-                    action = self.agents[p].act(self.public.view(p))
-                    self.recorder.apply(action)  # an illegal action changes nothing
+                    bots.run()  # the bots move until the human's turn (the arena)
+                except _Stopped as stop:
+                    return self._stop(stop.why)
+                except IllegalAction as e:  # the engine refused it: nothing changed
+                    p = e.seat
+                    term.say(f"error: bot {self.seats[p]} (player_{p}) failed: illegal action "
+                             f"{e.action} {e.position}")  # fmt: skip
+                    return 1
                 except Exception as e:  # a faulty bot ends the game, not the program
                     term.say(f"error: bot {self.seats[p]} (player_{p}) failed: {e}")
                     return 1
-                told = self._tell(self.narrator.after_by_hand(game, p, int(action)))
-                if told != _GO_ON:
-                    return self._stop(told)
                 continue
             legal = game.legal_actions()
             if len(legal) == 1:

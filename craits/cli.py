@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
-from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from craits_env import __version__
+from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 SPECS_HELP = (
     "agent specs: random, greedy, tactician, expert, pimc[:N], ppo:PATH (a checkpoint or a run "
@@ -271,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .extras import MissingExtra
+    from craits_env.extras import MissingExtra
 
     try:
         return _main(argv)
@@ -312,7 +312,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "bench":
         if args.target is None:
             parser.error("bench needs a target: engine or env")
-        from .bench import bench_engine, bench_env, bench_state
+        from craits_env.bench import bench_engine, bench_env, bench_state
 
         rules = _rules_from(args, parser)
         bench = bench_engine if args.target == "engine" else bench_env
@@ -332,12 +332,14 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .extras import require
+    from craits_env.extras import require
 
     require("tournament", "craits tournament")
     if args.ray is not None:
         require("ray", "craits tournament --ray")
-    from experiments.tournament import (
+    from agents.report import write_outputs
+    from agents.stats import summarize
+    from agents.tournament import (
         GAMES_FILE,
         ResultStore,
         TournamentConfig,
@@ -346,9 +348,9 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         collect_records,
         identify,
         results_in_order,
-        run_games,
     )
-    from experiments.tournament_stats import summarize, write_outputs
+
+    from .tournament import run_tournament
 
     rules = _rules_from(args, parser)
     if args.record is not None and args.record.resolve() == (args.out / GAMES_FILE).resolve():
@@ -380,11 +382,11 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
     command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     try:
-        games = run_games(config, args.out, workers=args.workers, use_ray=args.ray is not None,
+        games = run_tournament(config, args.out, workers=args.workers, use_ray=args.ray is not None,
                           ray_address=args.ray or None, progress=progress,
                           record=args.record is not None)  # fmt: skip
         if args.record is not None:
-            from .records import write_records
+            from craits_env.records import write_records
 
             write_records(args.record, collect_records(config, args.out, games))
     except TournamentRefused as e:
@@ -450,7 +452,8 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .records import RecordError
+    from craits_env.records import RecordError
+
     from .replay_view import show_replay
     from .terminal import Terminal
 
@@ -471,7 +474,7 @@ def _add_train_parser(sub: Any) -> None:
         "past snapshots, heuristic bots). Writes TensorBoard event files, DIR/checkpoints/*.pt "
         "and DIR/final.pt (play it as ppo:DIR), then prints the trained agent's "
         "duplicate tournament table against each evaluation opponent. Named configurations "
-        "live in experiments/configs (default ppo_4p: 45M steps, about 25-40 minutes on a "
+        "live in training/configs (default ppo_4p: 45M steps, about 25-40 minutes on a "
         "2-core CPU). Ctrl-C saves a checkpoint at the end of the current update and stops; "
         "--resume DIR continues exactly.",
         epilog="A quick run (about a minute): craits train --total-steps 300000 --set "
@@ -502,7 +505,7 @@ def _add_train_parser(sub: Any) -> None:
 
 
 def _train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from .extras import require
+    from craits_env.extras import require
 
     require("train", "craits train")
     from training.config import DEFAULT_CONFIG, load_config

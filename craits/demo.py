@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .engine import Game
-from .public import PublicGame
-from .rules import Rules
+from agents.arena import engine_table
+from agents.specs import make_agent
+from craits_env.engine import Game
+from craits_env.rules import Rules
 
 DEFAULT_BOTS = ("greedy", "random")
 
@@ -23,8 +24,6 @@ def play_demo(
     out: Callable[[str], None] = print,
 ) -> Game:
     """Play and print one game; returns the finished game."""
-    from agents.specs import make_agent  # the application layer (moves out of craits_env)
-
     bots = bots or [DEFAULT_BOTS[s % 2] for s in range(num_players)]
     if len(bots) != num_players:
         raise ValueError(f"bots: got {len(bots)} specs for {num_players} players")
@@ -32,19 +31,19 @@ def play_demo(
     for s, agent in enumerate(agents):
         agent.reset(seed * 1000 + s)
     g = Game(num_players, rules, seed=seed)
-    public = PublicGame(g)
+    dealers = [g.dealer]  # each hand's dealer, as the hands begin
+
+    def on_move(player: int, action: int) -> None:
+        if len(g.hand_points) == len(dealers) and not g.is_over:
+            dealers.append(g.dealer)
+
+    decisions = engine_table(g, agents, names=bots, on_move=on_move).run()  # the arena
     names = [f"p{s}:{b}" for s, b in enumerate(bots)]
     width = max(10, *(len(n) for n in names))
     out(f"Craits — {num_players} players, seed {seed}, first dealer player_{g.first_dealer}")
     out(" hand  cards  dealer  " + "".join(n.rjust(width) for n in names))
-    decisions = 0
-    while not g.is_over:
-        hand, dealer, size = g.hand_index, g.dealer, g.hand_size
-        while g.hand_index == hand and not g.is_over:
-            p = g.current_player or 0
-            public.apply(agents[p].act(public.views[p]))
-            decisions += 1
-        pts = g.hand_points[hand]
+    for hand, pts in enumerate(g.hand_points):
+        size, dealer = g.rules.hand_sizes[hand], dealers[hand]
         out(f" {hand + 1:>4}  {size:>5}  {dealer:>6}  " + "".join(str(p).rjust(width) for p in pts))
     out(" " * 21 + "".join(str(s).rjust(width) for s in g.scores) + "   total")
     out("")

@@ -24,11 +24,19 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
-from .cards import QUEEN_OF_SPADES, RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_OF, SUIT_SYMBOLS, Rank
-from .engine import Game
-from .rules import Rules
-from .scoring import GOING_OUT_BONUS, explain_hand, pressure_cost
+from craits_env.actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
+from craits_env.cards import (
+    QUEEN_OF_SPADES,
+    RANK_CHARS,
+    RANK_OF,
+    SUIT_CHARS,
+    SUIT_OF,
+    SUIT_SYMBOLS,
+    Rank,
+)
+from craits_env.engine import Game
+from craits_env.rules import Rules
+from craits_env.scoring import GOING_OUT_BONUS, explain_hand, pressure_cost
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _CALL, _DECLARE = int(Phase.CALL_SUIT), int(Phase.DECLARE)

@@ -3,8 +3,9 @@
 ``gymnasium.make("craits/Craits-v0", num_players=4, opponents=["random", …],
 seat=None, rules=None, **options)`` after ``import craits_env``. The other seats
 are played by ``opponents`` (one per other seat, in seat order skipping the
-learner; a single spec is repeated): spec strings (``"random"``, see
-``agents.base``) or callables ``observation -> action``. Opponents receive the
+learner; a single spec is repeated): agent specs (``"random"``, ``"expert"``,
+``"ppo:PATH"`` …, see :mod:`agents.specs`), agents, or callables ``observation ->
+action``; each is checked for the table when the environment is made. Opponents receive the
 seat's :class:`~craits_env.public.SeatView`, a mapping with the observation
 keys that also exposes the public state. ``seat=None`` draws
 the learner's seat at each reset from the seed.
@@ -25,8 +26,11 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .craits_v0 import raw_env
-from .rules import Rules
+from craits_env.craits_v0 import raw_env
+from craits_env.rules import Rules
+
+from .arena import Table
+from .specs import make_agent
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
@@ -46,8 +50,6 @@ class CraitsGymEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         **options: Any,
     ) -> None:
-        from agents.specs import make_agent
-
         self.aec = raw_env(num_players, rules, render_mode, track_public=True, **options)
         n = self.aec.num_players
         if isinstance(opponents, str) or callable(opponents):
@@ -68,7 +70,7 @@ class CraitsGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = self.aec.observation_space("player_0")
         self.action_space = self.aec.action_space("player_0")
-        self._by_seat: dict[int, Any] = {}
+        self._seated: list[Any] = []
 
     @property
     def learner(self) -> str:
@@ -82,8 +84,8 @@ class CraitsGymEnv(gymnasium.Env):
         n = self.aec.num_players
         game_seed = int(rng.integers(2**63))
         self.seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
-        others = [s for s in range(n) if s != self.seat]
-        self._by_seat = dict(zip(others, self.opponents, strict=True))
+        others = iter(self.opponents)
+        self._seated = [None if s == self.seat else next(others) for s in range(n)]
         for agent in self.opponents:
             agent.reset(int(rng.integers(2**63)))
         self.aec.reset(seed=game_seed, options=options)
@@ -111,17 +113,23 @@ class CraitsGymEnv(gymnasium.Env):
         return self._observe(), float(reward), terminated, truncated, {"seat": self.seat}
 
     def _play_opponents(self) -> float:
-        """Let the opponents act until the learner's turn or the end; the learner's reward."""
+        """Let the opponents act (the arena) until the learner's turn or the end; the
+        learner's reward over their moves."""
         aec = self.aec
         learner = self.learner
         reward = 0.0
-        while not (aec.terminations[learner] or aec.truncations[learner]):
-            agent = aec.agent_selection
-            if agent == learner:
-                break
-            opponent = self._by_seat[int(agent.rsplit("_", 1)[1])]
-            aec.step(opponent.act(aec.seat_view(agent)))
+
+        def to_act() -> int | None:
+            if aec.terminations[learner] or aec.truncations[learner]:
+                return None
+            return int(aec.agent_selection.rsplit("_", 1)[1])
+
+        def apply(action: int) -> None:
+            nonlocal reward
+            aec.step(action)
             reward += aec.rewards[learner]
+
+        Table(self._seated, to_act, lambda s: aec.seat_view(f"player_{s}"), apply).run()
         return reward
 
     def _observe(self) -> dict[str, np.ndarray]:

@@ -16,7 +16,7 @@ a checkpoint's weight hash, a bot's version), not by the spec texts: a results
 directory whose agents changed (an overwritten checkpoint, a new bot version)
 is refused (:class:`TournamentRefused`), never mixed; one whose agents are the
 same under other spec texts (a moved checkpoint) resumes.
-``experiments.tournament_stats`` turns the games into the tables.
+:mod:`agents.stats` turns the games into the tables.
 
 With ``record=True`` every game also yields its game record (:mod:`craits_env.records`),
 appended to ``DIR/records.jsonl`` beside its result; :func:`collect_records` returns them
@@ -36,15 +36,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.specs import resolve_agent
-from craits_env import Game, Rules, action_str
-from craits_env.actions import PHASE_NAMES
+from craits_env import Game, Rules
 from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
 from craits_env.public import PublicGame
 from craits_env.records import GameRecorder, append_records
 from craits_env.rules import RULES_REVISION
+
+from .arena import IllegalAction, engine_table
+from .base import Agent
+from .specs import resolve_agent
 
 SCHEDULES = ("all", "cycle")
 GAMES_FILE = "games.jsonl"
@@ -213,28 +214,18 @@ class GamePlayer:
             agent_seeds.append(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
             agent.reset(agent_seeds[-1])
             agents.append(agent)
-        views = public.views
-        decisions = 0
         recorder = None
         if self.record:
             meta = {"source": "craits tournament", "key": task.key, "deal": task.deal,
                     "tournament_seed": config.seed, "agent_seeds": agent_seeds}  # fmt: skip
             recorder = GameRecorder(game, specs, meta=meta, apply=public.apply)
-        apply = public.apply if recorder is None else recorder.apply
-        while not game.is_over:
-            p: int = game.current_player  # type: ignore[assignment]
-            action = agents[p].act(views[p])
-            try:
-                apply(action)  # the engine rejects an illegal action and changes nothing
-            except ValueError:
-                legal = game.legal_actions()
-                raise TournamentError(
-                    f"agent {specs[p]!r} (seat {p}) returned illegal action {action!r} in game "
-                    f"{task.key} (deal {task.deal}), hand {game.hand_index + 1}, decision "
-                    f"{game.hand_decisions + 1}, phase {PHASE_NAMES[game.phase]}; legal: "
-                    + ", ".join(action_str(a) for a in legal)
-                ) from None
-            decisions += 1
+        table = engine_table(game, agents, public=public, names=specs,
+                             apply=None if recorder is None else recorder.apply,
+                             context=f" in game {task.key} (deal {task.deal})")  # fmt: skip
+        try:
+            decisions = table.run()
+        except IllegalAction as e:  # the engine refused it and changed nothing
+            raise TournamentError(str(e)) from None
         winners = game.winners()
         result = {
             "key": task.key,
@@ -386,17 +377,20 @@ class ResultStore:
 
 # ----------------------------------------------------------------------------- running
 
-_WORKER: GamePlayer | None = None
+Chunk = list[tuple[int, int, int]]  # (deal, line-up, rotation) of each game
+Executor = Callable[[TournamentConfig, list[Chunk], bool], Iterator[list[dict[str, Any]]]]
+"""Plays chunks of games (``config``, ``chunks``, ``record``) and yields each chunk's results
+as it finishes, in any order: :func:`play_here`, or the process pool / Ray of the ``craits``
+command (:mod:`craits.tournament`)."""
 
 
-def _init_worker(config_dict: dict[str, Any], record: bool = False) -> None:
-    global _WORKER
-    _WORKER = GamePlayer(config_from_dict(config_dict), record)
-
-
-def _play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
-    assert _WORKER is not None
-    return [_WORKER.play(GameTask(*t)) for t in tasks]
+def play_here(
+    config: TournamentConfig, chunks: list[Chunk], record: bool
+) -> Iterator[list[dict[str, Any]]]:
+    """The default executor: every chunk in this process, in order."""
+    player = GamePlayer(config, record)
+    for c in chunks:
+        yield [player.play(GameTask(*t)) for t in c]
 
 
 def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
@@ -411,7 +405,7 @@ def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
     )
 
 
-def _chunks(tasks: list[GameTask], size: int) -> Iterator[list[tuple[int, int, int]]]:
+def _chunks(tasks: list[GameTask], size: int) -> Iterator[Chunk]:
     for i in range(0, len(tasks), size):
         yield [(t.deal, t.lineup, t.rotation) for t in tasks[i : i + size]]
 
@@ -419,16 +413,15 @@ def _chunks(tasks: list[GameTask], size: int) -> Iterator[list[tuple[int, int, i
 def run_games(
     config: TournamentConfig,
     out: Path,
-    workers: int = 1,
-    ray_address: str | None = None,
-    use_ray: bool = False,
     progress: Callable[[int, int], None] | None = None,
     chunk: int | None = None,
     record: bool = False,
+    executor: Executor = play_here,
 ) -> dict[str, dict[str, Any]]:
     """Play every missing game of ``config`` (resuming from ``out``); all games by key.
 
-    With ``record`` the games played also save their game records (:func:`collect_records`).
+    Games are stored as each chunk finishes. With ``record`` the games played also save
+    their game records (:func:`collect_records`).
     """
     if not config.agents:
         config = identify(config)  # an unknown spec or a bad checkpoint fails before any game
@@ -441,73 +434,12 @@ def run_games(
     if not todo:
         return store.games
     size = chunk or max(1, min(config.players * len(config.lineups()), 64))
-    chunks = list(_chunks(todo, size))
-
-    def finished(games: list[dict[str, Any]]) -> None:
-        nonlocal done
+    for games in executor(config, list(_chunks(todo, size)), record):
         store.append(games)
         done += len(games)
         if progress:
             progress(done, total)
-
-    if use_ray:
-        _run_ray(config, chunks, ray_address, finished, record)
-    elif workers <= 1:
-        player = GamePlayer(config, record)
-        for c in chunks:
-            finished([player.play(GameTask(*t)) for t in c])
-    else:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        initargs = (config.to_dict(), record)
-        with ctx.Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
-            try:
-                for games in pool.imap_unordered(_play_chunk, chunks):
-                    finished(games)
-            except BaseException:
-                pool.terminate()
-                raise
     return store.games
-
-
-def _run_ray(
-    config: TournamentConfig,
-    chunks: list[list[tuple[int, int, int]]],
-    address: str | None,
-    finished: Callable[[list[dict[str, Any]]], None],
-    record: bool = False,
-) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise TournamentError("--ray needs Ray: pip install 'ray>=2.9'") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 ignore_reinit_error=True)  # fmt: skip
-    try:
-        config_dict = config.to_dict()
-
-        @ray.remote
-        def play_chunk(tasks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
-            if _WORKER is None:
-                _init_worker(config_dict, record)
-            return _play_chunk(tasks)
-
-        pending = [play_chunk.remote(c) for c in chunks]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            try:
-                finished(ray.get(ready[0]))
-            except ray.exceptions.RayTaskError as e:
-                for ref in pending:
-                    ray.cancel(ref, force=True)
-                cause = e.cause if isinstance(e.cause, Exception) else e
-                raise TournamentError(str(cause).strip().splitlines()[-1]) from None
-    finally:
-        if started_here:
-            ray.shutdown()
 
 
 def results_in_order(games: dict[str, dict[str, Any]], config: TournamentConfig) -> list[dict]:
@@ -561,9 +493,11 @@ __all__ = [
     "TournamentError",
     "TournamentRefused",
     "collect_records",
+    "config_from_dict",
     "deal_cards",
     "identify",
     "plan",
+    "play_here",
     "results_in_order",
     "run_games",
     "seats_of",

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .engine import Game
+from craits_env.engine import Game
+from craits_env.records import RecordError, read_records, replay
+from craits_env.rules import Rules
+
 from .narrate import Narrator
-from .records import RecordError, read_records, replay
-from .rules import Rules
 from .terminal import Terminal
 
 

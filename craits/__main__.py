@@ -1,0 +1,7 @@
+"""``python -m craits`` is the ``craits`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
