@@ -1,9 +1,12 @@
-"""Engine speed, state size and clone cost (``craits bench engine``).
+"""Speed of the engine and of the environment, state size and clone cost
+(``craits bench engine``, ``craits bench env``).
 
-The loop is the one an engine user runs: full games of the standard
-schedule, each decision a uniformly random legal action, in one process.
-Timings are wall clock and noisy on shared machines; compare ratios
-measured in the same run (``experiments/bench_engine.py`` adds the peers).
+The loops are the ones a user runs, in one process: full games of the standard
+schedule, each decision a uniformly random legal action, on the engine
+(:func:`bench_engine`) or through the wrapped ``craits_v0`` AEC loop
+(:func:`bench_env`, whose :func:`run_aec_loop` also drives the peers). Timings
+are wall clock and noisy on shared machines; compare ratios measured in the
+same run (``experiments/bench_compare.py`` measures the peers beside Craits).
 """
 
 from __future__ import annotations

@@ -65,11 +65,6 @@ DEALER_DRAW_STRENGTH: tuple[int, ...] = tuple(
 )  # 0 for a two (the lowest) … 12 for an ace
 
 
-def card(rank: int, suit: int) -> int:
-    """The index of the card of ``rank`` and ``suit`` (R1.3)."""
-    return suit * NUM_RANKS + rank
-
-
 def card_str(index: int) -> str:
     """The notation of a card index, e.g. ``card_str(0) == "Ac"``."""
     if not isinstance(index, int) or not 0 <= index < NUM_CARDS:

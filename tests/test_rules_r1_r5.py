@@ -1,11 +1,11 @@
 """Scripted rule tests for docs/rules.md R1–R5 (cards, the deal, a turn, card functions, the count).
 
-Every test stacks a deck with :func:`stacked_game` (or gives ``Game`` an explicit
-deck order), plays explicit actions and asserts exact hands (as multisets), turn
-order, phase, legal actions and, where the hand ends, the points. Expected values
-are worked out by hand from docs/rules.md: the stock is the listed cards, then the
-rest of the deck in index order (Ac, 2c, …, Kc, Ad, …). Each test is named after
-the rule id it checks.
+Every test deals a stacked deck with :func:`stacked_game` (or gives ``Game`` an explicit
+deck order), plays moves by name and asserts exact hands (as multisets), turn order,
+phase, legal actions and, where the hand ends, the points, in the dialect of
+:mod:`tests.scripting`. Expected values are worked out by hand from docs/rules.md: the
+stock is the listed cards, then the rest of the deck in index order (Ac, 2c, …, Kc,
+Ad, …). Each test is named after the rule id it checks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from craits_env import (
     CALL_BASE,
     DECLARE,
     DRAW,
-    STAY_SILENT,
     Game,
     Rank,
     Rules,
@@ -33,55 +32,25 @@ from craits_env import (
 )
 from craits_env.scenario import deal_order, stacked_game
 
-RANKS = "A23456789TJQK"
-SUITS = "cdhs"
-ALL_CARDS = [r + s for s in SUITS for r in RANKS]  # index order (R1.3)
-ALL_CALLS = tuple(CALL_BASE + i for i in range(4))
+from .scripting import (
+    ALL_CALLS,
+    ALL_CARDS,
+    RANKS,
+    SUITS,
+    act,
+    assert_hands,
+    calls,
+    legal,
+    rest_of_deck,
+    sizes,
+    state,
+    turn,
+)
+
 STANDARD = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
 
 
-# ---------------------------------------------------------------- helpers
-
-
-def ids(*cards: str, draw: bool = False) -> tuple[int, ...]:
-    """The exact legal-action tuple: the cards' ids ascending, then DRAW if ``draw``."""
-    out = tuple(sorted(parse_card(c) for c in cards))
-    return (*out, DRAW) if draw else out
-
-
-def calls(suits: str) -> tuple[int, ...]:
-    """The call actions for the suit letters in ``suits``, ascending."""
-    return tuple(sorted(CALL_BASE + SUITS.index(s) for s in suits))
-
-
-def play(g: Game, *cards: str) -> None:
-    for c in cards:
-        g.apply(parse_card(c))
-
-
-def call(g: Game, suit: str) -> None:
-    g.apply(CALL_BASE + SUITS.index(suit))
-
-
-def assert_hands(g: Game, expected: list[list[str]]) -> None:
-    """Hands compared as multisets, seat by seat."""
-    got = [Counter(h) for h in g.snapshot()["hands"]]
-    assert got == [Counter(h) for h in expected]
-
-
-def rest_of_deck(listed: list[str], num_decks: int = 1, remove_kq: bool = False) -> list[str]:
-    """The deck in index order without one copy of each listed card."""
-    deck = [c for c in ALL_CARDS if not (remove_kq and c[0] in "KQ")] * num_decks
-    deck.sort(key=parse_card)
-    for c in listed:
-        deck.remove(c)
-    return deck
-
-
-def state(g: Game) -> tuple:
-    """(current_player, phase, legal actions) in one comparable tuple."""
-    s = g.snapshot()
-    return s["current_player"], s["phase"], g.legal_actions()
+# ---------------------------------------------------------------- scenarios
 
 
 class ScriptedRng(np.random.Generator):
@@ -171,15 +140,15 @@ def test_r1_3_two_decks_duplicate_cards_share_one_action_id():
     g.apply(10)  # puts down one copy
     assert_hands(g, [hands[0], ["Jc", "Kd"], *hands[2:]])
     assert g.snapshot()["discard"] == ["3c", "Jc"]
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r1_3_duplicates_share_one_id_with_num_decks_2_for_two_players():
     # R1.3/R1.5: num_decks=2 overrides the automatic one deck for two players.
     g = stacked_game([["Jc", "Jc", "Kd"], ["Kh", "Qh", "4d"]], starter="3c", dealer=1, num_decks=2)
     assert len(g.snapshot()["deal"]) == 104
-    assert state(g) == (0, "play", ids("Jc"))
-    play(g, "Jc")
+    assert state(g) == (0, "play", legal("Jc"))
+    act(g, "Jc")
     assert_hands(g, [["Jc", "Kd"], ["Kh", "Qh", "4d"]])
 
 
@@ -194,8 +163,8 @@ def test_r1_3_two_decks_duplicate_aces_and_twos_share_ids_in_the_count():
         ["5d", "5h", "5s"],
     ]
     g = stacked_game(hands, starter="2h")
-    assert state(g) == (1, "count", ids("Ac", "2c"))
-    play(g, "Ac")
+    assert state(g) == (1, "count", legal("Ac", "2c"))
+    act(g, "Ac")
     assert g.snapshot()["count"] == 3
     assert_hands(g, [hands[0], ["Ac", "2c"], *hands[2:]])
 
@@ -208,10 +177,10 @@ def test_r1_4_seats_to_the_left_are_next_direction_plus_one():
     seen = []
     for card in ("Kc", "Qc", "Jc", "Ac"):
         seen.append(g.current_player)
-        assert g.legal_actions() == ids(card)
-        play(g, card)
+        assert g.legal_actions() == legal(card)
+        act(g, card)
     assert seen == [3, 0, 1, 2]
-    assert state(g) == (3, "play", (DRAW,))
+    assert state(g) == (3, "play", legal("draw"))
 
 
 @pytest.mark.parametrize("n", range(2, 11))
@@ -271,7 +240,7 @@ def test_r1_5_dealable_boundary_configurations_are_accepted(n, options, stock_si
     order.remove("3c")
     order.insert(n * rules.hand_sizes[0], "3c")
     g = Game(n, rules, dealer=0, deals=[order])
-    assert [len(h) for h in g.snapshot()["hands"]] == [rules.hand_sizes[0]] * n
+    assert sizes(g) == [rules.hand_sizes[0]] * n
     assert len(g.snapshot()["stock"]) == stock_size
 
 
@@ -328,7 +297,7 @@ def test_r2_1_explicit_dealer_is_honoured():
     hands = [["Qc", "Qd", "Qh"], ["Jc", "Jd", "Jh"], ["Ac", "Ad", "Ah"], ["Kc", "Kd", "Kh"]]
     g = stacked_game(hands, starter="3c", dealer=3)
     assert g.snapshot()["dealer"] == 3
-    assert state(g) == (0, "play", ids("Qc"))
+    assert state(g) == (0, "play", legal("Qc"))
     with pytest.raises(ValueError):
         Game(4, seed=0, dealer=4)
 
@@ -356,7 +325,7 @@ def test_r2_2_a_game_plays_its_whole_schedule(rules, hands):
             index = g.snapshot()["hand_index"]
             sizes.append(g.hand_size)
     s = g.snapshot()
-    assert s["phase"] == "game_over" and s["current_player"] is None
+    assert turn(g) == (None, "game_over")
     assert len(s["hand_points"]) == hands
     assert sizes == list(rules.hand_sizes)
     assert s["scores"] == [sum(p[i] for p in s["hand_points"]) for i in range(3)]
@@ -367,8 +336,8 @@ def test_r2_2_custom_schedule_deals_the_next_hand_size():
     g = stacked_game(
         [["Kd"], ["5c"]], starter="3c", stock=["4h"], rules=Rules(hand_sizes=(1, 3)), seed=3
     )
-    assert state(g) == (1, "play", ids("5c"))
-    play(g, "5c")  # R4 5: seat 0 draws 4h; seat 1 is out (R6.1)
+    assert state(g) == (1, "play", legal("5c"))
+    act(g, "5c")  # R4 5: seat 0 draws 4h; seat 1 is out (R6.1)
     s = g.snapshot()
     assert s["hand_points"] == [[25, 0]]  # Kd 10 + 4h 15
     assert s["scores"] == [25, 0]
@@ -394,10 +363,10 @@ def test_r2_3_deal_round_robin_from_left_of_dealer_then_starter_then_stock():
     assert s["stock"] == order[7:]
     assert s["stock"][:3] == ["As", "5s", "Ac"]
     # R3.6: seat 2 (left of the dealer) has no spade: DRAW is asked as a decision.
-    assert state(g) == (2, "play", (DRAW,))
-    g.apply(DRAW)
+    assert state(g) == (2, "play", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [["Kd", "Qd"], ["Kh", "Qh"], ["As", "Kc", "Qc"]])
-    assert state(g) == (0, "play", (DRAW,))
+    assert state(g) == (0, "play", legal("draw"))
 
 
 def test_r2_3_stacked_deal_snapshot_with_four_players():
@@ -410,7 +379,7 @@ def test_r2_3_stacked_deal_snapshot_with_four_players():
     assert s["stock"] == ["Kc", "Kd", *rest_of_deck(dealt)]
     assert s["stock"][2:5] == ["4c", "5c", "6c"]
     assert_hands(g, hands)
-    assert state(g) == (3, "play", (DRAW,))
+    assert state(g) == (3, "play", legal("draw"))
 
 
 def _ten_ends_hand(dealer_follows_direction: bool, card: str = "Td") -> Game:
@@ -424,8 +393,8 @@ def _ten_ends_hand(dealer_follows_direction: bool, card: str = "Td") -> Game:
     order1 = deal_order(first, "3d", rules=rules)
     order2 = second_top + rest_of_deck(second_top)
     g = Game(3, rules, dealer=0, deals=[order1, order2])
-    assert state(g) == (1, "play", ids(card))
-    play(g, card)
+    assert state(g) == (1, "play", legal(card))
+    act(g, card)
     return g
 
 
@@ -437,11 +406,11 @@ def test_r2_4_deal_passes_left_and_plays_left_by_default():
     assert s["hand_index"] == 1 and s["dealer"] == 1 and s["direction"] == 1
     # Dealt left from dealer 1: Kc -> 2, Kd -> 0, Kh -> 1, Qc -> 2, Qd -> 0, Qh -> 1.
     assert_hands(g, [["Kd", "Qd"], ["Kh", "Qh"], ["Kc", "Qc"]])
-    assert state(g) == (2, "play", ids("Qc", "Kc"))
-    play(g, "Kc")
-    assert state(g) == (2, "declare", (DECLARE, STAY_SILENT))  # one card left (R7.1)
-    g.apply(DECLARE)
-    assert state(g) == (0, "play", ids("Kd"))
+    assert state(g) == (2, "play", legal("Qc", "Kc"))
+    act(g, "Kc")
+    assert state(g) == (2, "declare", legal("declare", "silent"))  # one card left (R7.1)
+    act(g, "declare")
+    assert state(g) == (0, "play", legal("Kd"))
 
 
 def test_r2_4_dealer_follows_direction_after_a_hand_ending_at_minus_one():
@@ -454,14 +423,14 @@ def test_r2_4_dealer_follows_direction_after_a_hand_ending_at_minus_one():
     # Dealt right from dealer 2: Kc -> 1, Kd -> 0, Kh -> 2, Qc -> 1, Qd -> 0, Qh -> 2.
     assert_hands(g, [["Kd", "Qd"], ["Kc", "Qc"], ["Kh", "Qh"]])
     assert s["discard"] == ["3c"]
-    assert state(g) == (1, "play", ids("Qc", "Kc"))
-    play(g, "Kc")
-    assert state(g) == (1, "declare", (DECLARE, STAY_SILENT))  # one card left (R7.1)
-    g.apply(DECLARE)
-    assert state(g) == (0, "play", ids("Kd"))  # to the right of seat 1
-    play(g, "Kd")
-    g.apply(DECLARE)
-    assert state(g) == (2, "play", ids("Kh"))
+    assert state(g) == (1, "play", legal("Qc", "Kc"))
+    act(g, "Kc")
+    assert state(g) == (1, "declare", legal("declare", "silent"))  # one card left (R7.1)
+    act(g, "declare")
+    assert state(g) == (0, "play", legal("Kd"))  # to the right of seat 1
+    act(g, "Kd")
+    act(g, "declare")
+    assert state(g) == (2, "play", legal("Kh"))
 
 
 def test_r2_4_dealer_follows_direction_after_a_hand_ending_at_plus_one():
@@ -479,7 +448,7 @@ def test_r2_4_dealer_follows_direction_seeded_deal_goes_right():
     # the new dealer (seat 2): cards 0, 1, 2 go to seats 1, 0, 2, and so on.
     rules = Rules(hand_sizes=(1, 2), dealer_follows_direction=True)
     g = stacked_game([["Kh"], ["Td"], ["Qs"]], starter="3d", rules=rules, seed=3)
-    play(g, "Td")
+    act(g, "Td")
     s = g.snapshot()
     assert s["dealer"] == 2 and s["direction"] == -1
     deal = s["deal"]
@@ -489,69 +458,65 @@ def test_r2_4_dealer_follows_direction_seeded_deal_goes_right():
     assert g.current_player == 1
 
 
-def _three(p0, p1, p2, starter, stock=(), **options):
-    return stacked_game([p0, p1, p2], starter=starter, stock=list(stock), **options)
-
-
 P0, P2 = ["Kc", "Qd", "3s"], ["Kd", "Qs", "4c"]
 
 
 def test_r2_5_starter_two_opens_the_count_for_the_player_next_to_dealer():
     # R2.5/R5.1: a turned-up 2 starts the count at 2 for seat 1.
-    g = _three(P0, ["Ac", "2s", "9h"], P2, "2h", stock=["5d", "6d", "7d", "8d"])
+    g = stacked_game([P0, ["Ac", "2s", "9h"], P2], starter="2h", stock=["5d", "6d", "7d", "8d"])
     s = g.snapshot()
     assert s["count"] == 2 and s["top"] == "2h"
-    assert state(g) == (1, "count", ids("Ac", "2s"))
-    play(g, "2s")
+    assert state(g) == (1, "count", legal("Ac", "2s"))
+    act(g, "2s")
     assert g.snapshot()["count"] == 4
-    assert state(g) == (2, "count", (DRAW,))
-    g.apply(DRAW)
+    assert state(g) == (2, "count", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [P0, ["Ac", "9h"], [*P2, "5d", "6d", "7d", "8d"]])
     assert g.snapshot()["count"] == 0
-    assert state(g) == (0, "play", ids("3s"))
+    assert state(g) == (0, "play", legal("3s"))
 
 
 def test_r2_5_starter_four_skips_the_player_next_to_dealer():
     # R2.5: a starter 4 skips seat 1; seat 2 plays first.
-    g = _three(P0, ["Ac", "4d", "9h"], P2, "4h")
-    assert state(g) == (2, "play", ids("4c"))
-    play(g, "4c")  # skips seat 0
-    assert state(g) == (1, "play", ids("Ac", "4d", "9h"))
+    g = stacked_game([P0, ["Ac", "4d", "9h"], P2], starter="4h")
+    assert state(g) == (2, "play", legal("4c"))
+    act(g, "4c")  # skips seat 0
+    assert state(g) == (1, "play", legal("Ac", "4d", "9h"))
     assert_hands(g, [P0, ["Ac", "4d", "9h"], ["Kd", "Qs"]])
 
 
 def test_r2_5_starter_four_with_two_players_dealer_plays_first():
     # R2.5/R4.2: with two players the skipped neighbour's turn goes back to the dealer.
     g = stacked_game([["Kc", "Qd", "3h"], ["Kd", "Qs", "4c"]], starter="4h")
-    assert state(g) == (0, "play", ids("3h"))
+    assert state(g) == (0, "play", legal("3h"))
     assert g.snapshot()["stock"][:1] == ["Ac"]
 
 
 def test_r2_5_starter_five_every_other_player_draws():
     # R2.5/R4 5: dealer 1; seat 2 then seat 0 draw one each, dealer none; seat 2 plays.
     p1 = ["Jc", "4d", "9h"]
-    g = _three(P0, p1, P2, "5h", stock=["Ac", "2d"], dealer=1)
+    g = stacked_game([P0, p1, P2], starter="5h", stock=["Ac", "2d"], dealer=1)
     assert_hands(g, [[*P0, "2d"], p1, [*P2, "Ac"]])
     assert len(g.snapshot()["stock"]) == 52 - 9 - 1 - 2
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r2_5_starter_six_dealer_plays_again():
     # R2.5/R4 6: the dealer makes the next play on the 6.
-    g = _three(["Kc", "Qh", "6d"], ["Ac", "4d", "9s"], P2, "6h")
-    assert state(g) == (0, "play", ids("Qh", "6d"))
+    g = stacked_game([["Kc", "Qh", "6d"], ["Ac", "4d", "9s"], P2], starter="6h")
+    assert state(g) == (0, "play", legal("Qh", "6d"))
     assert g.snapshot()["extra_play"] is True
-    play(g, "Qh")
-    assert state(g) == (1, "play", ids("9s"))
+    act(g, "Qh")
+    assert state(g) == (1, "play", legal("9s"))
 
 
 def test_r2_5_starter_six_dealer_without_a_playable_card_draws_and_passes():
     # R2.5/R4 6: the dealer cannot play on the 6: draws one (a decision, R3.6), turn passes.
-    g = _three(P0, ["Ac", "4d", "9s"], P2, "6h", stock=["Ah"])
-    assert state(g) == (0, "play", (DRAW,))
-    g.apply(DRAW)
+    g = stacked_game([P0, ["Ac", "4d", "9s"], P2], starter="6h", stock=["Ah"])
+    assert state(g) == (0, "play", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [[*P0, "Ah"], ["Ac", "4d", "9s"], P2])
-    assert state(g) == (1, "play", ids("9s"))
+    assert state(g) == (1, "play", legal("9s"))
 
 
 @pytest.mark.parametrize("seven_hits", ["next", "next_but_one"])
@@ -559,9 +524,9 @@ def test_r2_5_starter_seven_hits_in_the_dealers_name(seven_hits):
     # R2.5/R4.3: a starter 7 makes seat 1 draw; with three players next_but_one hits the
     # next player too. Seat 1 then plays.
     p1 = ["Ac", "4d", "9s"]
-    g = _three(P0, p1, P2, "7h", stock=["Ah"], seven_hits=seven_hits)
+    g = stacked_game([P0, p1, P2], starter="7h", stock=["Ah"], seven_hits=seven_hits)
     assert_hands(g, [P0, [*p1, "Ah"], P2])
-    assert state(g) == (1, "play", ids("Ah", "9s"))
+    assert state(g) == (1, "play", legal("Ah", "9s"))
 
 
 @pytest.mark.parametrize(("seven_hits", "hit"), [("next", 1), ("next_but_one", 2)])
@@ -572,7 +537,7 @@ def test_r2_5_starter_seven_with_four_players_next_but_one_hits_seat_two(seven_h
     expected = [["Kc", "Qc", "Jc"], p1, ["Kd", "Qd", "Jd"], ["Ks", "Js", "Ts"]]
     expected[hit] = [*expected[hit], "Ah"]
     assert_hands(g, expected)
-    assert state(g) == (1, "play", ids("Ah", "9s") if hit == 1 else ids("9s"))
+    assert state(g) == (1, "play", legal("Ah", "9s") if hit == 1 else legal("9s"))
 
 
 def test_r2_5_starter_seven_next_but_one_with_two_players_hits_the_next_player():
@@ -584,17 +549,17 @@ def test_r2_5_starter_seven_next_but_one_with_two_players_hits_the_next_player()
         seven_hits="next_but_one",
     )
     assert_hands(g, [["Kc", "Qd", "3s"], ["Ac", "4d", "9s", "Ah"]])
-    assert state(g) == (1, "play", ids("Ah", "9s"))
+    assert state(g) == (1, "play", legal("Ah", "9s"))
 
 
 def test_r2_5_starter_eight_dealer_calls_any_suit():
     # R2.5/R4 8: the dealer calls a suit as a decision, then seat 1 plays to it.
-    g = _three(P0, ["Ks", "8c", "Kh"], P2, "8h")
+    g = stacked_game([P0, ["Ks", "8c", "Kh"], P2], starter="8h")
     assert state(g) == (0, "call_suit", ALL_CALLS)
-    call(g, "s")
+    act(g, "call s")
     s = g.snapshot()
     assert s["active_suit"] == "s" and s["top"] == "8h"
-    assert state(g) == (1, "play", ids("8c", "Ks"))
+    assert state(g) == (1, "play", legal("8c", "Ks"))
 
 
 @pytest.mark.parametrize(
@@ -603,37 +568,37 @@ def test_r2_5_starter_eight_dealer_calls_any_suit():
 )
 def test_r2_5_starter_nine_dealer_calls_one_of_two_suits(starter, suits, other):
     # R2.5/R4 9: the dealer keeps the 9's suit or takes the same-colour one (only 2 calls).
-    g = _three(P0, ["Ah", "4d", "Jc"], P2, starter)
+    g = stacked_game([P0, ["Ah", "4d", "Jc"], P2], starter=starter)
     assert state(g) == (0, "call_suit", calls(suits))
-    call(g, other)
+    act(g, f"call {other}")
     assert g.snapshot()["active_suit"] == other
-    assert g.current_player == 1 and g.snapshot()["phase"] == "play"
+    assert turn(g) == (1, "play")
 
 
 def test_r2_5_starter_ten_play_begins_to_the_dealers_right():
     # R2.5/R4 T: a starter T reverses: with three players seat 2 plays first.
-    g = _three(["Kh", "Qd", "3s"], ["Ah", "4d", "Jc"], ["Kd", "Qs", "Th"], "Tc")
+    g = stacked_game([["Kh", "Qd", "3s"], ["Ah", "4d", "Jc"], ["Kd", "Qs", "Th"]], starter="Tc")
     assert g.snapshot()["direction"] == -1
-    assert state(g) == (2, "play", ids("Th"))
-    play(g, "Th")  # reverses back to +1: next is seat 0
+    assert state(g) == (2, "play", legal("Th"))
+    act(g, "Th")  # reverses back to +1: next is seat 0
     assert g.snapshot()["direction"] == 1
-    assert state(g) == (0, "play", ids("Kh"))
+    assert state(g) == (0, "play", legal("Kh"))
 
 
 def test_r2_5_starter_ten_with_two_players_the_other_player_begins():
     # R2.5/R4 T: with two players the reversal still hands play to the other player.
     g = stacked_game([["Kc", "Qd", "3s"], ["Ac", "4d", "9s"]], starter="Th")
     assert g.snapshot()["direction"] == -1
-    assert state(g) == (1, "play", ids("9s"))
+    assert state(g) == (1, "play", legal("9s"))
 
 
 def test_r2_5_face_cards_starter_jack_next_draws_two_and_forfeits():
     # R2.5/R9.1: a starter J is a run of one: seat 1 draws 2 and forfeits; seat 2 plays.
     p1 = ["Ac", "4d", "9s"]
-    g = _three(P0, p1, P2, "Jh", stock=["Ah", "2h"], face_cards=True)
+    g = stacked_game([P0, p1, P2], starter="Jh", stock=["Ah", "2h"], face_cards=True)
     assert_hands(g, [P0, [*p1, "Ah", "2h"], P2])
     assert g.snapshot()["jack_run"] == 1
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r2_5_face_cards_starter_jack_with_two_players_dealer_plays():
@@ -645,7 +610,7 @@ def test_r2_5_face_cards_starter_jack_with_two_players_dealer_plays():
         face_cards=True,
     )
     assert_hands(g, [["Kc", "Qd", "3h"], ["Ac", "4d", "9s", "Ah", "2h"]])
-    assert state(g) == (0, "play", ids("3h"))
+    assert state(g) == (0, "play", legal("3h"))
 
 
 def test_r2_5_face_cards_starter_queen_of_spades_next_draws_five_and_forfeits():
@@ -653,21 +618,22 @@ def test_r2_5_face_cards_starter_queen_of_spades_next_draws_five_and_forfeits():
     p1 = ["Ac", "4d", "9h"]
     p2 = ["Kd", "Qh", "4c"]
     stock = ["Ah", "2h", "5h", "6h", "7h"]
-    g = _three([*P0[:2], "3h"], p1, p2, "Qs", stock=stock, face_cards=True)
+    g = stacked_game([[*P0[:2], "3h"], p1, p2], starter="Qs", stock=stock, face_cards=True)
     assert_hands(g, [["Kc", "Qd", "3h"], [*p1, *stock], p2])
-    assert state(g) == (2, "play", ids("Qh"))
+    assert state(g) == (2, "play", legal("Qh"))
 
 
 @pytest.mark.parametrize(
-    ("starter", "legal"), [("Qc", ("Ac", "9s")), ("Qd", ("4d", "9s")), ("Qh", ("9s",))]
+    ("starter", "legal"),
+    [("Qc", legal("Ac", "9s")), ("Qd", legal("4d", "9s")), ("Qh", legal("9s"))],
 )
 def test_r2_5_face_cards_starter_other_queens_do_nothing(starter, legal):
     # R2.5/R9.2: queens other than Qs have no function.
     p0, p1, p2 = ["Kc", "Jd", "3s"], ["Ac", "4d", "9s"], ["Kd", "Js", "4c"]
-    g = _three(p0, p1, p2, starter, face_cards=True)
+    g = stacked_game([p0, p1, p2], starter=starter, face_cards=True)
     assert_hands(g, [p0, p1, p2])
     assert len(g.snapshot()["stock"]) == 52 - 10
-    assert state(g) == (1, "play", ids(*legal))
+    assert state(g) == (1, "play", legal)
 
 
 def test_r2_5_face_cards_starter_king_dealer_plays_a_three_card_sequence():
@@ -678,27 +644,27 @@ def test_r2_5_face_cards_starter_king_dealer_plays_a_three_card_sequence():
     p2 = ["Kd", "Qs", "Td", "Ts", "7d"]
     g = stacked_game([p0, p1, p2], starter="Kh", stock=["Jd", "Jh"], face_cards=True)
     assert g.snapshot()["king_cards_left"] == 3
-    assert state(g) == (0, "play", ids("3h"))
-    play(g, "3h")
+    assert state(g) == (0, "play", legal("3h"))
+    act(g, "3h")
     assert g.snapshot()["king_cards_left"] == 2
-    assert state(g) == (0, "play", ids("3c"))
-    play(g, "3c")
+    assert state(g) == (0, "play", legal("3c"))
+    act(g, "3c")
     assert g.snapshot()["king_cards_left"] == 1
-    assert state(g) == (0, "play", ids("5c"))
-    play(g, "5c")
+    assert state(g) == (0, "play", legal("5c"))
+    act(g, "5c")
     assert g.snapshot()["king_cards_left"] == 0
     assert_hands(g, [["Qd", "Js"], [*p1, "Jd"], [*p2, "Jh"]])
-    assert state(g) == (1, "play", ids("Ac"))
+    assert state(g) == (1, "play", legal("Ac"))
 
 
 @pytest.mark.parametrize("starter", ["Jh", "Qs", "Kh"])
 def test_r2_5_starter_face_cards_do_nothing_without_the_option(starter):
     # R2.5/R4 J Q K: without face_cards a starter J, Q or K has no function.
     p0, p1, p2 = ["Kc", "Jd", "3s"], ["Ac", "4d", "9s"], ["Kd", "Qc", "4c"]
-    g = _three(p0, p1, p2, starter)
+    g = stacked_game([p0, p1, p2], starter=starter)
     assert_hands(g, [p0, p1, p2])
     assert len(g.snapshot()["stock"]) == 52 - 10
-    assert g.current_player == 1 and g.snapshot()["phase"] == "play"
+    assert turn(g) == (1, "play")
     assert g.snapshot()["king_cards_left"] == 0
 
 
@@ -706,10 +672,10 @@ def test_r2_5_no_one_card_declaration_for_the_starter():
     # R2.5: the starter makes no one-card declaration, even from a one-card hand.
     g = stacked_game([["Kc"], ["Qd"]], starter="8h")
     assert state(g) == (0, "call_suit", ALL_CALLS)
-    call(g, "d")
-    assert state(g) == (1, "play", ids("Qd"))
+    act(g, "call d")
+    assert state(g) == (1, "play", legal("Qd"))
     g = stacked_game([["Kc"], ["Qd"]], starter="6d")
-    assert state(g) == (0, "play", (DRAW,))  # the dealer's extra play, not a declaration
+    assert state(g) == (0, "play", legal("draw"))  # the dealer's extra play, not a declaration
 
 
 def test_r2_6_remove_kings_queens_leaves_44_cards():
@@ -747,8 +713,8 @@ def test_r3_1_playable_cards_follow_suit_or_rank_or_are_eights_and_nines():
     p0 = ["Ac", "Ad", "Ah", "As", "3c", "3d"]
     p1 = ["5c", "7h", "8d", "9s", "Kc", "2d"]
     p2 = ["4c", "4d", "4s", "6c", "6d", "6s"]
-    g = _three(p0, p1, p2, "5h")
-    assert state(g) == (1, "play", ids("5c", "7h", "8d", "9s"))
+    g = stacked_game([p0, p1, p2], starter="5h")
+    assert state(g) == (1, "play", legal("5c", "7h", "8d", "9s"))
     before = g.snapshot()
     for illegal in (parse_card("Kc"), parse_card("2d"), DRAW, DECLARE, CALL_BASE):
         with pytest.raises(ValueError):
@@ -758,45 +724,45 @@ def test_r3_1_playable_cards_follow_suit_or_rank_or_are_eights_and_nines():
 
 def test_r3_2_active_suit_is_the_called_suit_after_an_eight():
     # R3.2: 8h with clubs called: clubs and 8s/9s are playable, hearts no longer.
-    g = _three(["Kc", "Qc", "Jc"], ["8h", "Kd", "Qs"], ["Kh", "8s", "Ac"], "3h")
-    assert state(g) == (1, "play", ids("8h"))
-    play(g, "8h")
+    g = stacked_game([["Kc", "Qc", "Jc"], ["8h", "Kd", "Qs"], ["Kh", "8s", "Ac"]], starter="3h")
+    assert state(g) == (1, "play", legal("8h"))
+    act(g, "8h")
     assert state(g) == (1, "call_suit", ALL_CALLS)
-    call(g, "c")
+    act(g, "call c")
     s = g.snapshot()
     assert s["top"] == "8h" and s["active_suit"] == "c"
-    assert state(g) == (2, "play", ids("Ac", "8s"))
+    assert state(g) == (2, "play", legal("Ac", "8s"))
 
 
 def test_r3_2_active_suit_is_the_nines_own_suit_when_kept():
     # R3.2: 9h with hearts kept: hearts playable, diamonds not.
-    g = _three(["Kc", "Qc", "Jc"], ["9h", "Kd", "Qs"], ["Kh", "Qd", "Ac"], "3h")
-    play(g, "9h")
+    g = stacked_game([["Kc", "Qc", "Jc"], ["9h", "Kd", "Qs"], ["Kh", "Qd", "Ac"]], starter="3h")
+    act(g, "9h")
     assert state(g) == (1, "call_suit", calls("dh"))
-    call(g, "h")
+    act(g, "call h")
     assert g.snapshot()["active_suit"] == "h"
-    assert state(g) == (2, "play", ids("Kh"))
+    assert state(g) == (2, "play", legal("Kh"))
 
 
 def test_r3_3_a_player_with_a_playable_card_must_play():
     # R3.3: without voluntary_draw, DRAW is illegal while a card is playable.
-    g = _three(P0, ["Kh", "4d", "Jc"], P2, "3h")
-    assert state(g) == (1, "play", ids("Kh"))
+    g = stacked_game([P0, ["Kh", "4d", "Jc"], P2], starter="3h")
+    assert state(g) == (1, "play", legal("Kh"))
     with pytest.raises(ValueError):
-        g.apply(DRAW)
+        act(g, "draw")
 
 
 def test_r3_3_a_player_who_cannot_play_draws_one_and_the_turn_passes():
     # R3.3: nothing playable: draw one card; the drawn (playable) 5h is not played.
     p1 = ["Kc", "Qd", "Js"]
-    g = _three(["Ac", "Ad", "As"], p1, ["2c", "2d", "2s"], "3h", stock=["5h"])
-    assert state(g) == (1, "play", (DRAW,))
-    g.apply(DRAW)
+    g = stacked_game([["Ac", "Ad", "As"], p1, ["2c", "2d", "2s"]], starter="3h", stock=["5h"])
+    assert state(g) == (1, "play", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [["Ac", "Ad", "As"], [*p1, "5h"], ["2c", "2d", "2s"]])
     s = g.snapshot()
     assert s["discard"] == ["3h"]
     assert s["stock"][0] == "3c"  # the rest of the deck in index order (Ac, 2c are dealt)
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 @pytest.mark.parametrize("voluntary", [False, True])
@@ -804,26 +770,28 @@ def test_r3_3_voluntary_draw_in_a_normal_turn(voluntary):
     # R3.3 option: with voluntary_draw a player may draw instead of playing; drawing ends
     # the turn.
     p1 = ["Kh", "4d", "Jc"]
-    g = _three(P0, p1, P2, "3h", stock=["2h"], voluntary_draw=voluntary)
-    assert state(g) == (1, "play", ids("Kh", draw=voluntary))
+    g = stacked_game([P0, p1, P2], starter="3h", stock=["2h"], voluntary_draw=voluntary)
+    draw = ("draw",) if voluntary else ()
+    assert state(g) == (1, "play", legal("Kh", *draw))
     if voluntary:
-        g.apply(DRAW)
+        act(g, "draw")
         assert_hands(g, [P0, [*p1, "2h"], P2])
         assert g.snapshot()["discard"] == ["3h"]
-        assert state(g) == (2, "play", (DRAW,))
+        assert state(g) == (2, "play", legal("draw"))
 
 
 @pytest.mark.parametrize("voluntary", [False, True])
 def test_r3_3_voluntary_draw_in_the_count(voluntary):
     # R3.3/R5.3 option: with voluntary_draw a player holding an ace may take the count.
     p1 = ["Ac", "Jd", "Js"]
-    g = _three(P0, p1, P2, "2h", stock=["5d", "6d"], voluntary_draw=voluntary)
-    assert state(g) == (1, "count", ids("Ac", draw=voluntary))
+    g = stacked_game([P0, p1, P2], starter="2h", stock=["5d", "6d"], voluntary_draw=voluntary)
+    draw = ("draw",) if voluntary else ()
+    assert state(g) == (1, "count", legal("Ac", *draw))
     if voluntary:
-        g.apply(DRAW)
+        act(g, "draw")
         assert_hands(g, [P0, [*p1, "5d", "6d"], P2])
         assert g.snapshot()["count"] == 0
-        assert state(g) == (2, "play", (DRAW,))
+        assert state(g) == (2, "play", legal("draw"))
 
 
 @pytest.mark.parametrize("voluntary", [False, True])
@@ -832,15 +800,16 @@ def test_r3_3_voluntary_draw_in_a_sixs_extra_play(voluntary):
     p1 = ["6h", "Kh", "Qs", "Jc"]
     hands = [["Kc", "Qc", "Tc", "Ac"], p1, ["Kd", "Qd", "Td", "Ad"]]
     g = stacked_game(hands, starter="3h", stock=["2s"], voluntary_draw=voluntary)
-    assert state(g) == (1, "play", ids("6h", "Kh", draw=voluntary))
-    play(g, "6h")
-    assert state(g) == (1, "play", ids("Kh", draw=voluntary))
+    draw = ("draw",) if voluntary else ()
+    assert state(g) == (1, "play", legal("6h", "Kh", *draw))
+    act(g, "6h")
+    assert state(g) == (1, "play", legal("Kh", *draw))
     assert g.snapshot()["extra_play"] is True
     if voluntary:
-        g.apply(DRAW)
+        act(g, "draw")
         assert_hands(g, [hands[0], ["Kh", "Qs", "Jc", "2s"], hands[2]])
         assert g.snapshot()["extra_play"] is False
-        assert state(g) == (2, "play", (DRAW,))
+        assert state(g) == (2, "play", legal("draw"))
 
 
 @pytest.mark.parametrize("voluntary", [False, True])
@@ -849,36 +818,37 @@ def test_r3_3_voluntary_draw_in_a_kings_sequence(voluntary):
     p0 = ["3c", "5c", "3h", "Qd", "Js"]
     hands = [p0, ["Ac", "Ad", "As", "4d", "4s"], ["Kd", "Qs", "Td", "Ts", "7d"]]
     g = stacked_game(hands, starter="Kh", stock=["2s"], face_cards=True, voluntary_draw=voluntary)
-    assert state(g) == (0, "play", ids("3h", draw=voluntary))
+    draw = ("draw",) if voluntary else ()
+    assert state(g) == (0, "play", legal("3h", *draw))
     if voluntary:
-        g.apply(DRAW)
+        act(g, "draw")
         assert g.snapshot()["king_cards_left"] == 0
         assert_hands(g, [[*p0, "2s"], hands[1], hands[2]])
-        assert state(g) == (1, "play", (DRAW,))
+        assert state(g) == (1, "play", legal("draw"))
 
 
 def test_r3_4_eight_call_then_one_card_declaration_then_turn_passes():
     # R3.4: suit call first, then the declaration, then the turn passes.
-    g = _three(["Kc", "Qc"], ["8h", "Kd"], ["Ks", "Qd"], "3h")
-    assert state(g) == (1, "play", ids("8h"))
-    play(g, "8h")
+    g = stacked_game([["Kc", "Qc"], ["8h", "Kd"], ["Ks", "Qd"]], starter="3h")
+    assert state(g) == (1, "play", legal("8h"))
+    act(g, "8h")
     assert state(g) == (1, "call_suit", ALL_CALLS)
-    call(g, "d")
+    act(g, "call d")
     assert g.snapshot()["active_suit"] == "d"
-    assert state(g) == (1, "declare", (DECLARE, STAY_SILENT))
-    g.apply(DECLARE)
+    assert state(g) == (1, "declare", legal("declare", "silent"))
+    act(g, "declare")
     assert g.snapshot()["one_card_penalty_pending"] == [False, False, False]
-    assert state(g) == (2, "play", ids("Qd"))
+    assert state(g) == (2, "play", legal("Qd"))
 
 
 def test_r3_4_a_last_card_eight_still_calls_its_suit_then_its_player_goes_out():
     # R3.4/R6.1: the suit call is always made, even for a last card; then the hand ends.
-    g = _three(["Kc"], ["8h"], ["5d"], "3h")
-    play(g, "8h")
+    g = stacked_game([["Kc"], ["8h"], ["5d"]], starter="3h")
+    act(g, "8h")
     assert state(g) == (1, "call_suit", ALL_CALLS)
-    call(g, "s")
+    act(g, "call s")
     s = g.snapshot()
-    assert s["phase"] == "game_over" and s["current_player"] is None
+    assert turn(g) == (None, "game_over")
     assert g.legal_actions() == ()
     assert s["went_out"] == [1]
     assert s["hand_points"] == [[10, 0, 30]]
@@ -888,13 +858,13 @@ def test_r3_4_a_last_card_eight_still_calls_its_suit_then_its_player_goes_out():
 def test_r3_4_six_declaration_then_extra_play_in_the_same_turn():
     # R3.4: a 6 leaving one card: declare, then the 6's function (the same player again),
     # then going out on the extra play ends the hand.
-    g = _three(["Kc", "Qc"], ["6h", "Kh"], ["Ks", "Qd"], "3h")
-    assert state(g) == (1, "play", ids("6h", "Kh"))
-    play(g, "6h")
-    assert state(g) == (1, "declare", (DECLARE, STAY_SILENT))
-    g.apply(DECLARE)
-    assert state(g) == (1, "play", ids("Kh"))
-    play(g, "Kh")
+    g = stacked_game([["Kc", "Qc"], ["6h", "Kh"], ["Ks", "Qd"]], starter="3h")
+    assert state(g) == (1, "play", legal("6h", "Kh"))
+    act(g, "6h")
+    assert state(g) == (1, "declare", legal("declare", "silent"))
+    act(g, "declare")
+    assert state(g) == (1, "play", legal("Kh"))
+    act(g, "Kh")
     s = g.snapshot()
     assert s["phase"] == "game_over"
     assert s["hand_points"] == [[20, 0, 20]]
@@ -904,27 +874,27 @@ def test_r3_5_next_player_is_counted_after_a_tens_reversal():
     # R3.5: the T reverses first, then the next player is seat 0 (not seat 2).
     hands = [["Kh", "Kc", "Kd"], ["Th", "Qc", "Qd"], ["Js", "Jc", "Jd"], ["Qh", "As", "Ad"]]
     g = stacked_game(hands, starter="3h")
-    assert state(g) == (1, "play", ids("Th"))
-    play(g, "Th")
+    assert state(g) == (1, "play", legal("Th"))
+    act(g, "Th")
     assert g.snapshot()["direction"] == -1
-    assert state(g) == (0, "play", ids("Kh"))
-    play(g, "Kh")
-    assert state(g) == (3, "play", ids("Qh"))
-    play(g, "Qh")
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (0, "play", legal("Kh"))
+    act(g, "Kh")
+    assert state(g) == (3, "play", legal("Qh"))
+    act(g, "Qh")
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r3_6_a_draw_that_is_the_only_legal_action_is_still_a_decision():
     # R3.6: the player is asked even when DRAW is the only legal action.
     p1 = ["Kc", "Qd", "Js"]
-    g = _three(["Ac", "Ad", "As"], p1, ["2c", "2d", "2s"], "3h", stock=["4h"])
+    g = stacked_game([["Ac", "Ad", "As"], p1, ["2c", "2d", "2s"]], starter="3h", stock=["4h"])
     s = g.snapshot()
-    assert s["current_player"] == 1 and s["phase"] == "play"
+    assert turn(g) == (1, "play")
     assert g.legal_actions() == (52,)
     assert s["legal_actions"] == [52]
     assert_hands(g, [["Ac", "Ad", "As"], p1, ["2c", "2d", "2s"]])  # nothing drawn yet
     assert s["hand_decisions"] == 0
-    g.apply(DRAW)
+    act(g, "draw")
     assert g.snapshot()["hand_decisions"] == 1
     assert_hands(g, [["Ac", "Ad", "As"], [*p1, "4h"], ["2c", "2d", "2s"]])
 
@@ -932,10 +902,10 @@ def test_r3_6_a_draw_that_is_the_only_legal_action_is_still_a_decision():
 def test_r3_6_draws_imposed_by_a_seven_are_automatic():
     # R3.6: the 7's draw is not a decision: seat 2 has already drawn when asked to play.
     g = four_players(["7h", "4c", "5c"], stock=["Kh"])
-    play(g, "7h")
+    act(g, "7h")
     assert g.snapshot()["hand_decisions"] == 1
     assert "Kh" in g.snapshot()["hands"][2]
-    assert state(g) == (2, "play", ids("Kh"))
+    assert state(g) == (2, "play", legal("Kh"))
 
 
 # ---------------------------------------------------------------- R4 card functions
@@ -944,43 +914,43 @@ def test_r3_6_draws_imposed_by_a_seven_are_automatic():
 def test_r4_ace_has_no_function_outside_the_count():
     # R4 A: no function in play; no count starts.
     g = four_players(["Ah", "4c", "5c"])
-    assert state(g) == (1, "play", ids("Ah"))
-    play(g, "Ah")
+    assert state(g) == (1, "play", legal("Ah"))
+    act(g, "Ah")
     assert g.snapshot()["count"] == 0
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r4_two_starts_the_count():
     # R4 2/R5.1: a 2 played starts the count at 2 for the next player.
     g = four_players(["2h", "4c", "5c"])
-    play(g, "2h")
+    act(g, "2h")
     assert g.snapshot()["count"] == 2
-    assert state(g) == (2, "count", (DRAW,))
+    assert state(g) == (2, "count", legal("draw"))
 
 
 def test_r4_three_has_no_function_in_play():
     # R4 3: nothing happens; seat 2 plays on the 3d.
     g = four_players(["3d", "4c", "5c"])
     stock = g.snapshot()["stock"]
-    play(g, "3d")
+    act(g, "3d")
     s = g.snapshot()
     assert s["stock"] == stock and s["direction"] == 1 and s["count"] == 0
-    assert state(g) == (2, "play", ids("Jd", "Qd", "Kd"))
+    assert state(g) == (2, "play", legal("Jd", "Qd", "Kd"))
 
 
 def test_r4_four_skips_the_next_player():
     # R4 4: seat 2 is skipped; seat 3 plays.
     g = four_players(["4h", "4c", "5c"])
-    assert state(g) == (1, "play", ids("4h"))
-    play(g, "4h")
-    assert state(g) == (3, "play", (DRAW,))
+    assert state(g) == (1, "play", legal("4h"))
+    act(g, "4h")
+    assert state(g) == (3, "play", legal("draw"))
     assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd"], ["Ks", "Js", "Ts"]])
 
 
 def test_r4_five_every_other_player_draws_one_in_turn_order():
     # R4 5: seats 2, 3, 0 draw Ah, Ad, As in that order; seat 2 then plays.
     g = four_players(["5h", "4c", "6c"], stock=["Ah", "Ad", "As"])
-    play(g, "5h")
+    act(g, "5h")
     assert_hands(
         g,
         [
@@ -991,56 +961,61 @@ def test_r4_five_every_other_player_draws_one_in_turn_order():
         ],
     )
     assert g.snapshot()["stock"][0] == "Ac"
-    assert state(g) == (2, "play", ids("Ah"))
+    assert state(g) == (2, "play", legal("Ah"))
 
 
 def test_r4_six_the_same_player_plays_again():
     # R4 6: the player of the 6 plays another (playable) card in the same turn.
     g = four_players(["6h", "Kh", "4c"])
-    play(g, "6h")
+    act(g, "6h")
     assert g.snapshot()["extra_play"] is True
-    assert state(g) == (1, "play", ids("Kh"))
-    play(g, "Kh")
-    assert state(g) == (1, "declare", (DECLARE, STAY_SILENT))  # 4c left: still the same turn
-    g.apply(DECLARE)
+    assert state(g) == (1, "play", legal("Kh"))
+    act(g, "Kh")
+    assert state(g) == (1, "declare", legal("declare", "silent"))  # 4c left: still the same turn
+    act(g, "declare")
     assert g.snapshot()["extra_play"] is False
-    assert state(g) == (2, "play", ids("Kd"))
+    assert state(g) == (2, "play", legal("Kd"))
 
 
 def test_r4_six_without_a_playable_card_draws_one_and_the_turn_passes():
     # R4 6: the player cannot play on the 6: draws one card, the turn passes.
     g = four_players(["6h", "4c", "5c"], stock=["Ah"])
-    play(g, "6h")
-    assert state(g) == (1, "play", (DRAW,))
-    g.apply(DRAW)
-    assert Counter(g.snapshot()["hands"][1]) == Counter(["4c", "5c", "Ah"])
+    act(g, "6h")
+    assert state(g) == (1, "play", legal("draw"))
+    act(g, "draw")
+    assert_hands(g, {1: ["4c", "5c", "Ah"]})
     assert g.snapshot()["top"] == "6h"
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r4_seven_the_next_player_draws_one_then_plays_normally():
     # R4 7: seat 2 draws Kh, then takes its turn and may play the Kh.
     g = four_players(["7h", "4c", "5c"], stock=["Kh"])
-    play(g, "7h")
+    act(g, "7h")
     assert_hands(
         g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd", "Kh"], ["Ks", "Js", "Ts"]]
     )
-    assert state(g) == (2, "play", ids("Kh"))
-    play(g, "Kh")
-    assert state(g) == (3, "play", ids("Ks"))
+    assert state(g) == (2, "play", legal("Kh"))
+    act(g, "Kh")
+    assert state(g) == (3, "play", legal("Ks"))
 
 
 @pytest.mark.parametrize(
     ("suit", "seat2"),
-    [("c", (DRAW,)), ("d", ids("Jd", "Qd", "Kd")), ("h", (DRAW,)), ("s", (DRAW,))],
+    [
+        ("c", legal("draw")),
+        ("d", legal("Jd", "Qd", "Kd")),
+        ("h", legal("draw")),
+        ("s", legal("draw")),
+    ],
 )
 def test_r4_eight_is_wild_and_its_player_calls_any_suit(suit, seat2):
     # R4 8: playable on 3h; any of the four suits may be called, its own (c) included.
     g = four_players(["8c", "4c", "5c"])
-    assert state(g) == (1, "play", ids("8c"))
-    play(g, "8c")
+    assert state(g) == (1, "play", legal("8c"))
+    act(g, "8c")
     assert state(g) == (1, "call_suit", ALL_CALLS)
-    call(g, suit)
+    act(g, f"call {suit}")
     assert g.snapshot()["active_suit"] == suit
     assert state(g) == (2, "play", seat2)
 
@@ -1052,13 +1027,13 @@ def test_r4_nine_is_wild_and_keeps_its_suit_or_takes_the_same_colour(nine, suits
     # R4 9/R1.1: red d h, black c s: a 9 offers exactly its suit and its colour partner.
     for chosen in suits:
         g = four_players([nine, "4c", "5c"])
-        assert state(g) == (1, "play", ids(nine))
-        play(g, nine)
+        assert state(g) == (1, "play", legal(nine))
+        act(g, nine)
         assert state(g) == (1, "call_suit", calls(suits))
         for other in set(SUITS) - set(suits):
             with pytest.raises(ValueError):
-                call(g, other)
-        call(g, chosen)
+                act(g, f"call {other}")
+        act(g, f"call {chosen}")
         assert g.snapshot()["active_suit"] == chosen
         assert g.current_player == 2
 
@@ -1066,12 +1041,12 @@ def test_r4_nine_is_wild_and_keeps_its_suit_or_takes_the_same_colour(nine, suits
 def test_r4_ten_reverses_with_two_players_the_turn_still_passes():
     # R4 T: with two players the reversed turn passes to the other player.
     g = stacked_game([["Kc", "Qc", "Jc"], ["Th", "4c", "5c"]], starter="3h")
-    play(g, "Th")
+    act(g, "Th")
     assert g.snapshot()["direction"] == -1
-    assert state(g) == (0, "play", (DRAW,))
-    g.apply(DRAW)  # seat 0 draws Ac, the first card of the rest of the deck
+    assert state(g) == (0, "play", legal("draw"))
+    act(g, "draw")  # seat 0 draws Ac, the first card of the rest of the deck
     assert_hands(g, [["Ac", "Kc", "Qc", "Jc"], ["4c", "5c"]])
-    assert state(g) == (1, "play", (DRAW,))
+    assert state(g) == (1, "play", legal("draw"))
 
 
 @pytest.mark.parametrize(
@@ -1084,11 +1059,11 @@ def test_r4_jack_queen_king_have_no_function_without_face_cards(card, starter):
         starter=starter,
     )
     stock = g.snapshot()["stock"]
-    play(g, card)
+    act(g, card)
     s = g.snapshot()
     assert s["stock"] == stock and s["direction"] == 1 and s["king_cards_left"] == 0
     assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd"], ["Ad", "2d", "3d"]])
-    assert state(g) == (2, "play", ids(card[0] + "d"))  # only the same rank is playable
+    assert state(g) == (2, "play", legal(card[0] + "d"))  # only the same rank is playable
 
 
 def test_r4_1_sixes_in_a_row_chain_extra_plays():
@@ -1096,16 +1071,16 @@ def test_r4_1_sixes_in_a_row_chain_extra_plays():
     p0 = ["Kd", "Qd", "Jd", "Td"]
     p2 = ["Ks", "Qs", "Js", "Ts"]
     g = stacked_game([p0, ["6h", "6d", "6c", "Kc"], p2], starter="3h")
-    assert state(g) == (1, "play", ids("6h"))
-    play(g, "6h")
-    assert state(g) == (1, "play", ids("6c", "6d"))
-    play(g, "6d")
-    assert state(g) == (1, "play", ids("6c"))
-    play(g, "6c")
-    assert state(g) == (1, "declare", (DECLARE, STAY_SILENT))
-    g.apply(DECLARE)
-    assert state(g) == (1, "play", ids("Kc"))
-    play(g, "Kc")
+    assert state(g) == (1, "play", legal("6h"))
+    act(g, "6h")
+    assert state(g) == (1, "play", legal("6c", "6d"))
+    act(g, "6d")
+    assert state(g) == (1, "play", legal("6c"))
+    act(g, "6c")
+    assert state(g) == (1, "declare", legal("declare", "silent"))
+    act(g, "declare")
+    assert state(g) == (1, "play", legal("Kc"))
+    act(g, "Kc")
     s = g.snapshot()
     assert s["phase"] == "game_over" and s["went_out"] == [1]
     assert s["hand_points"] == [[55, 0, 55]]  # K Q J = 30, T = 25
@@ -1115,22 +1090,22 @@ def test_r4_1_sixes_in_a_row_chain_extra_plays():
 def test_r4_1_a_six_as_last_card_draws_instead_of_going_out():
     # R4.1/R6.1/R3.6: after a last-card 6 the extra play is a DRAW decision; no going out.
     g = stacked_game([["Kc"], ["6h"]], starter="3h", stock=["Qd"])
-    play(g, "6h")
-    assert g.snapshot()["hands"][1] == []
-    assert state(g) == (1, "play", (DRAW,))
-    g.apply(DRAW)
+    act(g, "6h")
+    assert_hands(g, {1: []})
+    assert state(g) == (1, "play", legal("draw"))
+    act(g, "draw")
     s = g.snapshot()
     assert s["went_out"] == [] and s["hand_points"] == []
     assert_hands(g, [["Kc"], ["Qd"]])
-    assert state(g) == (0, "play", (DRAW,))
+    assert state(g) == (0, "play", legal("draw"))
 
 
 def test_r4_2_with_two_players_a_four_gives_its_player_a_new_turn():
     # R4.2: the 4 skips the opponent; the same player takes a new turn.
     g = stacked_game([["Kc", "Qc", "Jc"], ["4h", "Kh", "5c"]], starter="3h")
-    assert state(g) == (1, "play", ids("4h", "Kh"))
-    play(g, "4h")
-    assert state(g) == (1, "play", ids("Kh"))
+    assert state(g) == (1, "play", legal("4h", "Kh"))
+    act(g, "4h")
+    assert state(g) == (1, "play", legal("Kh"))
     assert g.snapshot()["extra_play"] is False
     assert_hands(g, [["Kc", "Qc", "Jc"], ["Kh", "5c"]])
 
@@ -1138,7 +1113,7 @@ def test_r4_2_with_two_players_a_four_gives_its_player_a_new_turn():
 def test_r4_2_a_last_card_four_with_two_players_goes_out():
     # R4.2/R6.1: the 4 is fully resolved and its player holds nothing: the hand ends.
     g = stacked_game([["Kc"], ["4h"]], starter="3h")
-    play(g, "4h")
+    act(g, "4h")
     s = g.snapshot()
     assert s["phase"] == "game_over" and s["went_out"] == [1]
     assert s["hand_points"] == [[10, 0]]
@@ -1146,37 +1121,37 @@ def test_r4_2_a_last_card_four_with_two_players_goes_out():
 
 def test_r4_3_seven_hits_next_by_default():
     # R4.3: default "next": seat 2 draws.
-    g = _three(["Kc", "Qc", "Jc"], ["7h", "4c", "5c"], ["Kd", "Qd", "Jd"], "3h", stock=["Ah"])
+    g = stacked_game(
+        [["Kc", "Qc", "Jc"], ["7h", "4c", "5c"], ["Kd", "Qd", "Jd"]], starter="3h", stock=["Ah"]
+    )
     assert Rules().seven_hits == "next"
-    play(g, "7h")
+    act(g, "7h")
     assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd", "Ah"]])
-    assert state(g) == (2, "play", ids("Ah"))
+    assert state(g) == (2, "play", legal("Ah"))
 
 
 def test_r4_3_seven_hits_next_but_one():
     # R4.3: "next_but_one" at four players: seat 3 draws; seat 2 plays without drawing.
     g = four_players(["7h", "4c", "5c"], stock=("Ah",), seven_hits="next_but_one")
-    play(g, "7h")
+    act(g, "7h")
     assert_hands(
         g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd"], ["Ks", "Js", "Ts", "Ah"]]
     )
-    assert state(g) == (2, "play", (DRAW,))
+    assert state(g) == (2, "play", legal("draw"))
 
 
 def test_r4_3_next_but_one_with_three_players_hits_the_next_player():
     # R4.3: with only three players next_but_one hits the next player (seat 2), who then
     # plays the drawn Ah; seat 0 draws nothing.
-    g = _three(
-        ["Kc", "Qc", "Jc"],
-        ["7h", "4c", "5c"],
-        ["Kd", "Qd", "Jd"],
-        "3h",
+    g = stacked_game(
+        [["Kc", "Qc", "Jc"], ["7h", "4c", "5c"], ["Kd", "Qd", "Jd"]],
+        starter="3h",
         stock=["Ah"],
         seven_hits="next_but_one",
     )
-    play(g, "7h")
+    act(g, "7h")
     assert_hands(g, [["Kc", "Qc", "Jc"], ["4c", "5c"], ["Kd", "Qd", "Jd", "Ah"]])
-    assert state(g) == (2, "play", ids("Ah"))
+    assert state(g) == (2, "play", legal("Ah"))
 
 
 def test_r4_3_next_but_one_with_two_players_hits_the_next_player():
@@ -1187,15 +1162,15 @@ def test_r4_3_next_but_one_with_two_players_hits_the_next_player():
         stock=["Ah"],
         seven_hits="next_but_one",
     )
-    play(g, "7h")
+    act(g, "7h")
     assert_hands(g, [["Kc", "Qc", "Jc", "Ah"], ["4c", "5c"]])
-    assert state(g) == (0, "play", ids("Ah"))
+    assert state(g) == (0, "play", legal("Ah"))
 
 
 def test_r4_3_next_but_one_last_card_seven_with_two_players_goes_out():
     # R4.3/R6.1: a 7 never hits its own player: the opponent draws Qd, then the hand ends.
     g = stacked_game([["Kc"], ["7h"]], starter="3h", stock=["Qd"], seven_hits="next_but_one")
-    play(g, "7h")
+    act(g, "7h")
     s = g.snapshot()
     assert s["phase"] == "game_over" and s["went_out"] == [1]
     assert_hands(g, [["Kc", "Qd"], []])
@@ -1205,7 +1180,7 @@ def test_r4_3_next_but_one_last_card_seven_with_two_players_goes_out():
 def test_r4_3_last_card_seven_default_hits_the_opponent_and_goes_out():
     # R4.3/R6.1: with "next" the opponent draws Qd, then the hand ends.
     g = stacked_game([["Kc"], ["7h"]], starter="3h", stock=["Qd"])
-    play(g, "7h")
+    act(g, "7h")
     s = g.snapshot()
     assert s["phase"] == "game_over" and s["went_out"] == [1]
     assert_hands(g, [["Kc", "Qd"], []])
@@ -1217,13 +1192,13 @@ def test_r4_3_last_card_seven_default_hits_the_opponent_and_goes_out():
 
 def test_r5_1_a_two_played_or_turned_up_starts_the_count_at_two():
     # R5.1: played (seat 1's 2h) and turned up (starter 2d) both start the count at 2.
-    g = _three(P0, ["2h", "4d", "9s"], P2, "3h")
-    play(g, "2h")
+    g = stacked_game([P0, ["2h", "4d", "9s"], P2], starter="3h")
+    act(g, "2h")
     assert g.snapshot()["count"] == 2
-    assert state(g) == (2, "count", (DRAW,))
-    g = _three(P0, ["2h", "4d", "9s"], P2, "2d")
+    assert state(g) == (2, "count", legal("draw"))
+    g = stacked_game([P0, ["2h", "4d", "9s"], P2], starter="2d")
     assert g.snapshot()["count"] == 2
-    assert state(g) == (1, "count", ids("2h"))
+    assert state(g) == (1, "count", legal("2h"))
 
 
 def test_r5_2_in_the_count_only_aces_and_twos_are_playable():
@@ -1231,14 +1206,14 @@ def test_r5_2_in_the_count_only_aces_and_twos_are_playable():
     p0 = ["Kc", "Qc", "Jc", "Tc", "4d", "3d"]
     p1 = ["Ac", "2d", "8h", "9c", "Kh", "As"]
     p2 = ["Kd", "Qd", "Jd", "Td", "4s", "3s"]
-    g = _three(p0, p1, p2, "2h")
-    assert state(g) == (1, "count", ids("Ac", "As", "2d"))
+    g = stacked_game([p0, p1, p2], starter="2h")
+    assert state(g) == (1, "count", legal("Ac", "As", "2d"))
     for illegal in ("8h", "9c", "Kh"):
         with pytest.raises(ValueError):
-            play(g, illegal)
-    play(g, "2d")
+            act(g, illegal)
+    act(g, "2d")
     assert g.snapshot()["count"] == 4
-    assert state(g) == (2, "count", (DRAW,))
+    assert state(g) == (2, "count", legal("draw"))
 
 
 def test_r5_3_no_ace_or_two_draws_the_count_and_play_resumes_after():
@@ -1247,32 +1222,32 @@ def test_r5_3_no_ace_or_two_draws_the_count_and_play_resumes_after():
     p0 = ["Kc", "Qc", "Jc"]
     p1 = ["Kd", "Qs", "4c"]
     p2 = ["Kh", "2c", "9s"]
-    g = _three(p0, p1, p2, "2h", stock=["5d", "6d"])
-    assert state(g) == (1, "count", (DRAW,))
-    g.apply(DRAW)
+    g = stacked_game([p0, p1, p2], starter="2h", stock=["5d", "6d"])
+    assert state(g) == (1, "count", legal("draw"))
+    act(g, "draw")
     s = g.snapshot()
     assert s["count"] == 0 and s["top"] == "2h" and s["active_suit"] == "h"
     assert_hands(g, [p0, [*p1, "5d", "6d"], p2])
     assert s["stock"][0] == "Ac"
-    assert state(g) == (2, "play", ids("2c", "Kh", "9s"))
-    play(g, "2c")
+    assert state(g) == (2, "play", legal("2c", "Kh", "9s"))
+    act(g, "2c")
     assert g.snapshot()["count"] == 2
-    assert state(g) == (0, "count", (DRAW,))
+    assert state(g) == (0, "count", legal("draw"))
 
 
 def test_r5_3_count_ending_on_an_ace_resumes_on_the_ace():
     # R5.3: after Ac (count 3), seat 2 draws 3; seat 0 plays on the Ac (clubs).
     p0 = ["Kc", "Qd", "Jd"]
     p2 = ["Kh", "Qh", "Jh"]
-    g = _three(p0, ["Ac", "Kd", "Qs"], p2, "2h", stock=["5d", "6d", "7d"])
-    play(g, "Ac")
+    g = stacked_game([p0, ["Ac", "Kd", "Qs"], p2], starter="2h", stock=["5d", "6d", "7d"])
+    act(g, "Ac")
     assert g.snapshot()["count"] == 3
-    assert state(g) == (2, "count", (DRAW,))
-    g.apply(DRAW)
+    assert state(g) == (2, "count", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [p0, ["Kd", "Qs"], [*p2, "5d", "6d", "7d"]])
     s = g.snapshot()
     assert s["count"] == 0 and s["top"] == "Ac" and s["active_suit"] == "c"
-    assert state(g) == (0, "play", ids("Kc"))
+    assert state(g) == (0, "play", legal("Kc"))
 
 
 def test_r5_3_the_count_follows_the_direction_and_resumes_after_the_taker():
@@ -1281,17 +1256,17 @@ def test_r5_3_the_count_follows_the_direction_and_resumes_after_the_taker():
     p0 = ["2h", "Kc", "Qc"]
     p1 = ["Th", "Kd", "Qd"]
     p2 = ["Ks", "Qs", "Js"]
-    g = _three(p0, p1, p2, "3h", stock=["5d", "6d"])
-    play(g, "Th")
-    assert state(g) == (0, "play", ids("2h"))
-    play(g, "2h")
+    g = stacked_game([p0, p1, p2], starter="3h", stock=["5d", "6d"])
+    act(g, "Th")
+    assert state(g) == (0, "play", legal("2h"))
+    act(g, "2h")
     assert g.snapshot()["count"] == 2
-    assert state(g) == (2, "count", (DRAW,))
-    g.apply(DRAW)
+    assert state(g) == (2, "count", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [["Kc", "Qc"], ["Kd", "Qd"], [*p2, "5d", "6d"]])
     s = g.snapshot()
     assert s["count"] == 0 and s["direction"] == -1
-    assert state(g) == (1, "play", (DRAW,))
+    assert state(g) == (1, "play", legal("draw"))
 
 
 def test_r5_4_aces_and_twos_in_the_count_only_add_to_it():
@@ -1300,19 +1275,19 @@ def test_r5_4_aces_and_twos_in_the_count_only_add_to_it():
     p1 = ["Ac", "Kd", "Qs"]
     p2 = ["2d", "Kc", "Ks"]
     stock = ["3c", "4c", "5c", "6c", "7c", "8c"]
-    g = _three(p0, p1, p2, "2h", stock=stock)
+    g = stacked_game([p0, p1, p2], starter="2h", stock=stock)
     expected = [(1, "Ac", 3), (2, "2d", 5), (0, "As", 6)]
     for seat, card, count in expected:
-        assert g.current_player == seat and g.snapshot()["phase"] == "count"
-        play(g, card)
+        assert turn(g) == (seat, "count")
+        act(g, card)
         s = g.snapshot()
         assert s["count"] == count and s["direction"] == 1 and s["top"] == card
-    assert state(g) == (1, "count", (DRAW,))
-    g.apply(DRAW)
+    assert state(g) == (1, "count", legal("draw"))
+    act(g, "draw")
     assert_hands(g, [["Jh", "Th"], ["Kd", "Qs", *stock], ["Kc", "Ks"]])
     s = g.snapshot()
     assert s["count"] == 0 and s["top"] == "As" and s["active_suit"] == "s"
-    assert state(g) == (2, "play", ids("Ks"))
+    assert state(g) == (2, "play", legal("Ks"))
 
 
 # ---------------------------------------------------------------- Rules options (validation)

@@ -1,0 +1,22 @@
+"""Shared test set-up. The scripted-game dialect itself lives in :mod:`tests.scripting`.
+
+The rules tests (and any test that stacks a deck) script a game in one dialect::
+
+    from craits_env.scenario import stacked_game
+
+    from .scripting import act, assert_hands, legal, state
+
+    g = stacked_game([["Kc", "Qd"], ["7h", "2s"]], starter="3h", stock=["Ah"])
+    act(g, "7h", "declare")  # seat 1 plays down to one card; seat 0 draws the Ah (R4 7)
+    assert_hands(g, [["Kc", "Qd", "Ah"], ["2s"]])
+    assert state(g) == (0, "play", legal("Ah"))
+
+Those helpers are plain functions in ``tests/scripting.py`` because pytest forbids
+importing from a conftest. This file registers that module for pytest's assertion
+rewriting, so that a failing check inside a helper (``assert_hands``, ``points``) shows
+the values it compared.
+"""
+
+import pytest
+
+pytest.register_assert_rewrite("tests.scripting")
