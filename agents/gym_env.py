@@ -28,6 +28,7 @@ import numpy as np
 
 from craits_env.craits_v0 import raw_env
 from craits_env.rules import Rules
+from craits_env.seeding import draw_seed
 
 from .arena import Table
 from .specs import make_agent
@@ -82,12 +83,12 @@ class CraitsGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         rng = self.np_random
         n = self.aec.num_players
-        game_seed = int(rng.integers(2**63))
+        game_seed = draw_seed(rng)
         self.seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
         others = iter(self.opponents)
         self._seated = [None if s == self.seat else next(others) for s in range(n)]
         for agent in self.opponents:
-            agent.reset(int(rng.integers(2**63)))
+            agent.reset(draw_seed(rng))
         self.aec.reset(seed=game_seed, options=options)
         reward = self._play_opponents()
         return self._observe(), {"seat": self.seat, "reward_before_first_move": reward}

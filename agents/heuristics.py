@@ -17,7 +17,7 @@ nothing to seed (it is accepted for the agent protocol).
   self-play and by rollout values of sampled positions.
 
 The weights are class attributes: a subclass or an instance may override them.
-``python -m tests.test_heuristics ladder`` measures the ladder.
+``python experiments/heuristics_ladder.py ladder`` measures the ladder.
 """
 
 from __future__ import annotations
@@ -508,7 +508,7 @@ class ExpertAgent(TacticianAgent):
     the count, and a 2 a little more (a weapon and a defence).
 
     Its weights were tuned by self-play against the other bots and by rollout
-    values of sampled positions (see ``tests/test_heuristics.py``).
+    values of sampled positions (measured with ``experiments/heuristics_ladder.py``).
     """
 
     name = "expert"

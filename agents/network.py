@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -18,7 +18,8 @@ from torch import nn
 
 from craits_env.actions import NUM_ACTIONS
 
-ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+Activation = Literal["tanh", "relu"]
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}  # by Activation
 
 
 def _init(layer: nn.Linear, gain: float) -> nn.Linear:

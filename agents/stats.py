@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from craits_env.seeding import derive_rng
+
 BOOTSTRAP = 2000
 
 
@@ -99,7 +101,7 @@ def summarize(games: list[dict[str, Any]], specs: list[str], seed: int) -> dict[
     """The table of a tournament from its games (in plan order)."""
     distinct = list(dict.fromkeys(specs))
     acc = _per_deal(games, distinct)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xB007]))
+    rng = derive_rng(seed, 0xB007)
     mu_sigma = ratings(games, distinct)
     agents = []
     for spec in distinct:

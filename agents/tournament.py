@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +38,11 @@ import numpy as np
 from craits_env import Game, Rules
 from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
+from craits_env.jsonl import JsonlError, append_jsonl, read_jsonl, write_jsonl
 from craits_env.public import PublicGame
 from craits_env.records import GameRecorder, append_records
 from craits_env.rules import RULES_REVISION
+from craits_env.seeding import derive_rng, derive_seed, draw_seed
 
 from .arena import IllegalAction, engine_table
 from .base import Agent
@@ -163,12 +164,12 @@ def seats_of(lineup: Sequence[str], rotation: int) -> list[str]:
 
 def deal_cards(config: TournamentConfig, deal: int) -> tuple[int, list[bytes], int]:
     """The first dealer, every hand's deck order and the reshuffle seed of a deal."""
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, deal, 0xDEA1]))
+    rng = derive_rng(config.seed, deal, 0xDEA1)
     rules = config.rules
     deck = deck_cards(rules.decks_for(config.players), rules.remove_kings_queens)
     dealer = draw_first_dealer(rng, config.players, deck)
     orders = [shuffled(deck, rng) for _ in rules.hand_sizes]
-    return dealer, orders, int(rng.integers(2**63))
+    return dealer, orders, draw_seed(rng)
 
 
 class GamePlayer:
@@ -210,8 +211,7 @@ class GamePlayer:
         agent_seeds = []
         for s, spec in enumerate(specs):
             agent = self.agent(spec, s)
-            seq = np.random.SeedSequence([config.seed, task.deal, task.lineup, task.rotation, s])
-            agent_seeds.append(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+            agent_seeds.append(derive_seed(config.seed, task.deal, task.lineup, task.rotation, s))
             agent.reset(agent_seeds[-1])
             agents.append(agent)
         recorder = None
@@ -284,28 +284,21 @@ def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
     return f"{head} (more deals than asked: only --deals may grow); {tail}"
 
 
-def _read_games(path: Path, rename: dict[str, str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """The games of a ``games.jsonl`` by key and its good lines (a torn last line dropped)."""
-    with path.open("r", encoding="utf-8") as f:
-        lines = f.read().split("\n")
+def _read_games(path: Path, rename: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The games of a ``games.jsonl`` by key (a torn last line dropped: it is played again)."""
     games: dict[str, dict[str, Any]] = {}
-    good = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            game = json.loads(line)
-            key = game["key"]
-        except (ValueError, KeyError, TypeError):
-            if i >= len(lines) - 2:  # a line cut by a crash: dropped, replayed
-                continue
-            raise TournamentRefused(f"{path}: line {i + 1} is corrupt") from None
-        if rename:
-            game["specs"] = [rename.get(s, s) for s in game["specs"]]
-            line = json.dumps(game, separators=(",", ":"))
-        games[key] = game
-        good.append(line)
-    return games, good
+    try:
+        for number, game in read_jsonl(path):
+            if not isinstance(game, dict) or not isinstance(game.get("key"), str):
+                raise TournamentRefused(f"{path} line {number}: not a game of a tournament")
+            if rename:
+                game["specs"] = [rename.get(s, s) for s in game["specs"]]
+            games[game["key"]] = game
+    except JsonlError as e:
+        raise TournamentRefused(str(e)) from None
+    except OSError as e:
+        raise TournamentRefused(f"{path}: unreadable ({e.strerror or e})") from None
+    return games
 
 
 class ResultStore:
@@ -322,12 +315,9 @@ class ResultStore:
         out.mkdir(parents=True, exist_ok=True)
         self.games: dict[str, dict[str, Any]] = {}
         if self.path.exists():
-            # Rewritten without a torn last line, so appends start on a clean line, and with
-            # renamed seats, before the new description is written.
-            self.games, lines = _read_games(self.path, rename)
-            tmp = self.path.with_suffix(".jsonl.tmp")
-            tmp.write_text("".join(g + "\n" for g in lines), encoding="utf-8")
-            os.replace(tmp, self.path)
+            self.games = _read_games(self.path, rename)
+            if rename:  # the renamed seats are written back before the new description
+                write_jsonl(self.path, self.games.values())
         if stored != wanted:
             atomic_write_json(out / CONFIG_FILE, wanted)
 
@@ -367,12 +357,9 @@ class ResultStore:
         records = [g.pop("record") for g in games if "record" in g]
         if records:  # before the results: a result never lacks its record after a crash
             append_records(self.out / RECORDS_FILE, records)
-        with self.path.open("a", encoding="utf-8") as f:
-            for game in games:
-                f.write(json.dumps(game, separators=(",", ":")) + "\n")
-                self.games[game["key"]] = game
-            f.flush()
-            os.fsync(f.fileno())
+        append_jsonl(self.path, games)  # a torn last line of a crash is dropped first
+        for game in games:
+            self.games[game["key"]] = game
 
 
 # ----------------------------------------------------------------------------- running
@@ -458,17 +445,15 @@ def collect_records(
     stored: dict[str, dict[str, Any]] = {}
     path = out / RECORDS_FILE
     if path.exists():
-        lines = path.read_bytes().split(b"\n")
-        for i, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                stored[rec["meta"]["key"]] = rec
-            except (ValueError, KeyError, TypeError):
-                if i == len(lines):  # a line cut by a crash
-                    continue
-                raise TournamentError(f"{path}: line {i} is corrupt") from None
+        try:
+            for number, rec in read_jsonl(path):
+                try:
+                    stored[rec["meta"]["key"]] = rec
+                except (KeyError, TypeError):
+                    why = f"{path} line {number}: not a record of a tournament game"
+                    raise TournamentError(why) from None
+        except JsonlError as e:
+            raise TournamentError(str(e)) from None
     player: GamePlayer | None = None
     records = []
     for task in plan(config):

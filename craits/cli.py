@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from craits_env import __version__
+from craits_env import __version__, options
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 SPECS_HELP = (
@@ -71,7 +71,8 @@ def _positive_int(text: str) -> int:
 
 
 def _rule_option(text: str) -> tuple[str, Any]:
-    """Parse ``NAME=VALUE`` for a field of :class:`Rules`."""
+    """Parse ``NAME=VALUE`` for a field of :class:`Rules` (the typed parser of
+    :mod:`craits_env.options`)."""
     name, sep, raw = text.partition("=")
     name = name.strip().replace("-", "_")
     if not sep or name not in _RULE_FIELDS:
@@ -79,25 +80,10 @@ def _rule_option(text: str) -> tuple[str, Any]:
             f"invalid rule option {text!r}: expected NAME=VALUE with NAME one of "
             f"{', '.join(_RULE_FIELDS)}"
         )
-    kind = _RULE_FIELDS[name].type
-    raw = raw.strip()
-    value: Any = raw
     try:
-        if kind == "bool":
-            if raw.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-                raise ValueError
-            value = raw.lower() in ("true", "1", "yes", "on")
-        elif kind == "int":
-            value = int(raw)
-        elif name == "hand_sizes":
-            value = tuple(int(x) for x in raw.split(","))
-        elif name == "num_decks":
-            value = None if raw.lower() in ("none", "auto") else int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid value {raw!r} for rule option {name} ({kind})"
-        ) from None
-    return name, value
+        return name, options.from_text(Rules, name, raw)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"invalid rule option {name}: {e}") from None
 
 
 def _add_rule_args(p: argparse.ArgumentParser) -> None:

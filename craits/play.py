@@ -40,8 +40,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-import numpy as np
-
 from agents.arena import IllegalAction, engine_table
 from craits_env.actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
 from craits_env.cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
@@ -49,6 +47,7 @@ from craits_env.engine import Game
 from craits_env.public import PublicGame
 from craits_env.records import HUMAN, GameRecorder, append_record, replay
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from craits_env.seeding import derive_seed
 
 from .narrate import SUIT_NAMES, CardText, Narrator
 from .terminal import Terminal
@@ -227,8 +226,7 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
 
 
 def _agent_seed(seed: int, seat: int) -> int:
-    state = np.random.SeedSequence([seed, seat]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(1))
+    return derive_seed(seed, seat)
 
 
 class _Stopped(Exception):

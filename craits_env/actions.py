@@ -13,18 +13,6 @@ STAY_SILENT = DECLARE + 1  # 58
 NUM_ACTIONS = STAY_SILENT + 1  # 59
 
 
-class Action(IntEnum):
-    """The non-card actions; ids 0–51 play the card with that index (R1.3)."""
-
-    DRAW = DRAW
-    CALL_CLUBS = CALL_BASE
-    CALL_DIAMONDS = CALL_BASE + 1
-    CALL_HEARTS = CALL_BASE + 2
-    CALL_SPADES = CALL_BASE + 3
-    DECLARE = DECLARE
-    STAY_SILENT = STAY_SILENT
-
-
 class Phase(IntEnum):
     """What the current player decides (``snapshot()["phase"]`` is the lower-case name)."""
 
@@ -36,11 +24,6 @@ class Phase(IntEnum):
 
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name.lower() for p in Phase)
-
-
-def call_action(suit: int) -> int:
-    """The action id that calls ``suit`` (0–3)."""
-    return CALL_BASE + suit
 
 
 def action_str(action: int) -> str:

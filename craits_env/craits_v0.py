@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from gymnasium import spaces
@@ -75,7 +75,8 @@ from .render import render_table
 from .rules import Rules, check_num_players
 from .wrappers import wrap_classic
 
-REWARD_MODES = ("relative", "score", "win")
+RewardMode = Literal["relative", "score", "win"]
+REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
 RENDER_MODES = ["human", "ansi"]
 _OVER = 4
 _MASK_CACHE = 4096  # masks of recently seen legal sets, copied per observation

@@ -46,16 +46,14 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
+from . import jsonl
 from .actions import NUM_ACTIONS, PHASE_NAMES, action_str
 from .cards import parse_card
 from .engine import Game
-from .fileio import atomic_write_text
 from .rules import Rules, check_num_players
 
 FORMAT = "craits-record"
@@ -166,12 +164,12 @@ class GameRecorder:
 
 def encode_record(record: dict[str, Any]) -> str:
     """One record as one compact JSON line (without the newline)."""
-    return json.dumps(record, separators=(",", ":"), allow_nan=False)
+    return jsonl.encode(record)
 
 
 def write_records(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> None:
     """Write a whole record file at once (atomically: the old file or the whole new one)."""
-    atomic_write_text(path, "".join(encode_record(r) + "\n" for r in records))
+    jsonl.write_jsonl(path, records)
 
 
 def append_record(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
@@ -180,37 +178,9 @@ def append_record(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
 
 
 def append_records(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> None:
-    """Append records to ``path``, one a line, and flush them to disk.
-
-    A last line cut short by an earlier crash (no final newline, not JSON) is dropped
-    first, so the new records start on a line of their own.
-    """
-    data = "".join(encode_record(r) + "\n" for r in records).encode("utf-8")
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("a+b") as f:
-        _repair_tail(f)
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _repair_tail(f: Any) -> None:
-    size = f.seek(0, os.SEEK_END)
-    if size == 0:
-        return
-    f.seek(size - 1)
-    if f.read(1) == b"\n":
-        return
-    f.seek(0)
-    data = f.read()
-    cut = data.rfind(b"\n") + 1
-    try:
-        json.loads(data[cut:])
-    except ValueError:
-        f.truncate(cut)  # a torn record: never readable, dropped
-    else:
-        f.write(b"\n")  # a whole last line without its newline
+    """Append records to ``path``, one a line, and flush them to disk
+    (:func:`craits_env.jsonl.append_jsonl`: a torn last line is dropped first)."""
+    jsonl.append_jsonl(path, records)
 
 
 def read_records(
@@ -223,25 +193,20 @@ def read_records(
 
     With ``verify`` each record is replayed (:func:`replay`) before it is yielded; else
     only its structure is checked. Raises :class:`RecordError` ``"FILE line N: …"``.
-    A torn last line is skipped and reported to ``on_torn(line number)``.
+    A torn last line (:mod:`craits_env.jsonl`) is skipped and reported to
+    ``on_torn(line number)``.
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise RecordError(f"{path}: cannot read the file ({e.strerror or e})") from None
-    lines = data.split(b"\n")
     found = False
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
+    lines = jsonl.read_jsonl(path, on_torn)
+    while True:
         try:
-            record = json.loads(raw)
-        except ValueError as e:
-            if number == len(lines):  # no newline after it: a write cut short
-                if on_torn is not None:
-                    on_torn(number)
-                continue
-            raise RecordError(f"{path} line {number}: not valid JSON ({_json_reason(e)})") from None
+            number, record = next(lines)
+        except StopIteration:
+            break
+        except OSError as e:
+            raise RecordError(f"{path}: cannot read the file ({e.strerror or e})") from None
+        except jsonl.JsonlError as e:
+            raise RecordError(str(e)) from None
         try:
             if verify:
                 replay(record)
@@ -253,12 +218,6 @@ def read_records(
         yield number, record
     if not found:
         raise RecordError(f"{path}: no game record in the file")
-
-
-def _json_reason(e: ValueError) -> str:
-    if isinstance(e, json.JSONDecodeError):
-        return f"{e.msg} at column {e.colno}"
-    return str(e)
 
 
 # ----------------------------------------------------------------------------- checking

@@ -1,21 +1,29 @@
 """The rule options of docs/rules.md as one frozen, validated dataclass.
 
-Field names are the option names of docs/rules.md; defaults are its defaults.
-An invalid value raises ``ValueError`` naming the field and what is allowed.
+Field names are the option names of docs/rules.md; defaults are its defaults. Each
+field's annotation says what it takes; every value — in Python, from a TOML or JSON
+table, from the command line — is checked by the one typed parser of
+:mod:`craits_env.options`. An invalid value raises ``ValueError`` naming the field and
+what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
+
+from . import options
 
 STANDARD_HAND_SIZES: tuple[int, ...] = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)  # R2.2
 SHORT_HAND_SIZES: tuple[int, ...] = STANDARD_HAND_SIZES[:8]  # R2.2 short game: 8 … 1
 
-SEVEN_HITS = ("next", "next_but_one")  # R4.3
-ONE_CARD = ("declare", "auto", "off")  # R7.1
-IDIOT_PENALTY = ("forfeit", "draw_one")  # R7.2
+SevenHits = Literal["next", "next_but_one"]  # R4.3
+OneCard = Literal["declare", "auto", "off"]  # R7.1
+IdiotPenalty = Literal["forfeit", "draw_one"]  # R7.2
+SEVEN_HITS: tuple[str, ...] = get_args(SevenHits)
+ONE_CARD: tuple[str, ...] = get_args(OneCard)
+IDIOT_PENALTY: tuple[str, ...] = get_args(IdiotPenalty)
 NUM_DECKS = (None, 1, 2)  # R1.5
 MIN_PLAYERS, MAX_PLAYERS = 2, 10  # R1.5
 
@@ -29,7 +37,7 @@ RULES_REVISION = 2
 class Rules:
     """Every option of docs/rules.md (rule ids in brackets). Immutable and hashable."""
 
-    num_decks: int | None = None
+    num_decks: Literal[1, 2] | None = None
     """[R1.5] decks in play: None = one deck up to 5 players, two above; or 1 or 2."""
     hand_sizes: tuple[int, ...] = STANDARD_HAND_SIZES
     """[R2.2] cards dealt to each player in each hand of the game, in order."""
@@ -40,13 +48,13 @@ class Rules:
     """[R2.6] take every king and queen out of the deck."""
     voluntary_draw: bool = False
     """[R3.3] a player may draw (or take the count) instead of playing, at every play decision."""
-    seven_hits: str = "next"
+    seven_hits: SevenHits = "next"
     """[R4.3] who draws for a 7: "next" or "next_but_one"."""
     count_out_can_return: bool = False
     """[R6.2] players who went out stay in the count's rotation and may have to take it."""
-    one_card: str = "declare"
+    one_card: OneCard = "declare"
     """[R7.1] the one-card declaration: "declare" (a decision), "auto" or "off"."""
-    idiot_penalty: str = "forfeit"
+    idiot_penalty: IdiotPenalty = "forfeit"
     """[R7.2] silence costs: "forfeit" (two cards instead of the next turn) or "draw_one" (now)."""
     one_card_on_deal: bool = False
     """[R7.3] in a hand dealt one card each, every player declares right after the deal."""
@@ -65,28 +73,16 @@ class Rules:
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
-            if f.type == "bool":
-                _check_bool(f.name, getattr(self, f.name))
-        if self.num_decks not in NUM_DECKS or isinstance(self.num_decks, bool):
-            raise ValueError(f"Rules.num_decks: got {self.num_decks!r}, allowed None, 1 or 2")
-        sizes = self.hand_sizes
-        if isinstance(sizes, list):
-            sizes = tuple(sizes)
-            object.__setattr__(self, "hand_sizes", sizes)
-        if (
-            not isinstance(sizes, tuple)
-            or not sizes
-            or not all(_is_int(s) and s >= 1 for s in sizes)
-        ):
+            try:
+                value = options.coerce(Rules, f.name, getattr(self, f.name))
+            except ValueError as e:
+                raise ValueError(f"Rules.{f.name}: {e}") from None
+            object.__setattr__(self, f.name, value)  # e.g. a list of hand sizes: a tuple
+        if not self.hand_sizes or min(self.hand_sizes) < 1:
             raise ValueError(
-                f"Rules.hand_sizes: got {sizes!r}, allowed a non-empty tuple of ints >= 1"
+                f"Rules.hand_sizes: got {self.hand_sizes!r}, allowed a non-empty tuple of ints >= 1"
             )
-        _check_choice("seven_hits", self.seven_hits, SEVEN_HITS)
-        _check_choice("one_card", self.one_card, ONE_CARD)
-        _check_choice("idiot_penalty", self.idiot_penalty, IDIOT_PENALTY)
-        if not _is_int(self.three_points):
-            raise ValueError(f"Rules.three_points: got {self.three_points!r}, allowed any int")
-        if not _is_int(self.hand_decision_limit) or self.hand_decision_limit < 1:
+        if self.hand_decision_limit < 1:
             raise ValueError(
                 f"Rules.hand_decision_limit: got {self.hand_decision_limit!r}, allowed an int >= 1"
             )
@@ -119,24 +115,11 @@ class Rules:
         unknown = sorted(set(data) - names)
         if unknown:
             raise ValueError(f"unknown rule option(s) {unknown}; allowed {sorted(names)}")
-        kwargs = dict(data)
-        if "hand_sizes" in kwargs and isinstance(kwargs["hand_sizes"], list):
-            kwargs["hand_sizes"] = tuple(kwargs["hand_sizes"])
-        return cls(**kwargs)
+        return cls(**data)  # every value checked and converted (lists to tuples) by options
 
 
 def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _check_bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"Rules.{name}: got {value!r}, allowed True or False")
-
-
-def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed or not isinstance(value, str):
-        raise ValueError(f"Rules.{name}: got {value!r}, allowed {', '.join(map(repr, allowed))}")
 
 
 def check_num_players(num_players: object) -> int:

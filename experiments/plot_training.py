@@ -48,7 +48,7 @@ def game_of(run_dir: Path) -> tuple[int, Rules]:
         config = load_config(str(run_dir / "config.toml"))
     except ValueError:
         return 4, Rules()
-    return config.num_players, Rules.from_dict(dict(config.rules))
+    return config.num_players, config.rules
 
 
 def plot(

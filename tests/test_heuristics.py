@@ -6,32 +6,28 @@ docstring dictates. Then every bot plays thousands of decisions under random
 rule options, and a duplicate-style check shows the ladder
 ``expert < tactician < greedy < random`` on mean game score.
 
-Run as a module for the measurements in the report (not asserted)::
-
-    .venv/bin/python -m tests.test_heuristics ladder --deals 300          # 4 players, short
-    .venv/bin/python -m tests.test_heuristics ladder --deals 300 --full   # 15 hands
-    .venv/bin/python -m tests.test_heuristics speed --seconds 5
+The measurements for tuning the bots (the ladder's margins, their speed) are printed,
+not asserted, by ``python experiments/tune_heuristics.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
-import math
 import random
-import time
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
 import agents
+from agents.arena import engine_table
 from agents.base import Agent
 from agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent, _shed_values
 from agents.specs import make_agent
+from agents.stats import summarize
+from agents.tournament import GamePlayer, TournamentConfig, identify, plan
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Game, Phase, Rules, parse_card
 from craits_env.cards import RANK_OF
-from craits_env.deck import deck_cards
 from craits_env.public import PublicGame
 from craits_env.scenario import stacked_game
 from craits_env.scoring import score_ranks
@@ -73,7 +69,7 @@ def public(g: Game, *actions: str | int) -> PublicGame:
 
 
 def test_import_registers_the_ladder() -> None:
-    assert set(BOTS) <= set(agents.base.known_specs())
+    assert set(BOTS) <= set(agents.specs.known_specs())
     for spec, cls in zip(BOTS, (GreedyAgent, TacticianAgent, ExpertAgent), strict=True):
         bot = make_agent(spec, 3)
         assert type(bot) is cls and bot.name == spec and isinstance(bot, Agent)
@@ -324,15 +320,16 @@ def test_bots_play_only_legal_actions_under_random_options() -> None:
         pg = PublicGame(g)
         specs = [r.choice((*BOTS, "random")) for _ in range(n)]
         seats = [make_agent(spec, r.randrange(100)) for spec in specs]
-        while not g.is_over:
-            p = g.current_player
-            assert p is not None
-            legal = g.legal_actions()
-            action = seats[p].act(pg.view(p))
-            assert type(action) is int and action in legal, (specs[p], action, legal)
+
+        def apply(action: int, pg: PublicGame = pg) -> None:
+            assert type(action) is int, action
+            pg.apply(action)  # the engine refuses an illegal action: IllegalAction
+
+        def count(p: int, action: int, specs: list[str] = specs) -> None:
             if specs[p] in decisions:
                 decisions[specs[p]] += 1
-            pg.apply(action)
+
+        engine_table(g, seats, public=pg, apply=apply, on_move=count, names=specs).run()
         games += 1
     assert games > 20
 
@@ -340,14 +337,9 @@ def test_bots_play_only_legal_actions_under_random_options() -> None:
 def test_bots_are_deterministic() -> None:
     def actions(seed: int) -> list[int]:
         g = Game(4, Rules.short_game(face_cards=True), seed=seed)
-        pg = PublicGame(g)
         bots = [make_agent(spec, seed) for spec in (*BOTS, "greedy")]
-        out = []
-        while not g.is_over:
-            p = g.current_player
-            assert p is not None
-            out.append(bots[p].act(pg.view(p)))
-            pg.apply(out[-1])
+        out: list[int] = []
+        engine_table(g, bots, on_move=lambda p, a: out.append(a)).run()
         return out
 
     assert actions(3) == actions(3)
@@ -356,130 +348,17 @@ def test_bots_are_deterministic() -> None:
 # ---------------------------------------------------------------- the ladder
 
 
-def deal_orders(seed: int, n: int, rules: Rules) -> tuple[int, list[list[int]]]:
-    """A deal for the duplicate format: the first dealer and every hand's deck order."""
-    rng = np.random.default_rng([seed, 0xD0])
-    deck = deck_cards(rules.decks_for(n), rules.remove_kings_queens)
-    return int(rng.integers(n)), [[int(x) for x in rng.permutation(deck)] for _ in rules.hand_sizes]
-
-
-def play_game(
-    bots: Sequence[Agent], dealer: int, deals: list[list[int]], seed: int, rules: Rules
-) -> list[int]:
-    g = Game(len(bots), rules, dealer=dealer, deals=deals, rng=np.random.default_rng([seed, 1]))
-    pg = PublicGame(g)
-    views = pg.views
-    while not g.is_over:
-        p: int = g.current_player  # type: ignore[assignment]
-        pg.apply(bots[p].act(views[p]))
-    return g.scores
-
-
-def ladder(specs: Sequence[str], deals: int, rules: Rules, seed: int = 0) -> list[list[float]]:
-    """Per deal, each spec's mean game score over every seat rotation (duplicate format)."""
-    n = len(specs)
-    bots = [make_agent(spec) for spec in specs]
-    per_deal = []
-    for d in range(deals):
-        dealer, orders = deal_orders(seed + d, n, rules)
-        total = [0.0] * n
-        for rotation in range(n):
-            seats = [(s + rotation) % n for s in range(n)]  # spec index at each seat
-            for s, i in enumerate(seats):
-                bots[i].reset(seed + d * 100 + s)
-            scores = play_game([bots[i] for i in seats], dealer, orders, seed + d, rules)
-            for s, i in enumerate(seats):
-                total[i] += scores[s] / n
-        per_deal.append(total)
-    return per_deal
-
-
-def summary(per_deal: list[list[float]]) -> list[tuple[float, float]]:
-    """Mean and 95% half-width over deals, per spec."""
-    out = []
-    for i in range(len(per_deal[0])):
-        xs = [row[i] for row in per_deal]
-        m = sum(xs) / len(xs)
-        sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-        out.append((m, 1.96 * sd / math.sqrt(len(xs))))
-    return out
+def ladder(specs: Sequence[str], deals: int, rules: Rules, seed: int = 0) -> dict[str, float]:
+    """Each spec's mean game score over ``deals`` duplicate deals, every seat rotation
+    (the duplicate tournament core, played in memory)."""
+    config = identify(TournamentConfig(tuple(specs), len(specs), deals, seed, rules))
+    player = GamePlayer(config)
+    games = [player.play(task) for task in plan(config)]
+    return {row["spec"]: row["mean_score"] for row in summarize(games, list(specs), seed)["agents"]}
 
 
 def test_the_ladder_holds_in_short_four_player_games() -> None:
-    per_deal = ladder(LADDER, 300, Rules.short_game(), seed=1000)
-    (rnd, _), (greedy, _), (tactician, _), (expert, _) = summary(per_deal)
+    score = ladder(LADDER, 300, Rules.short_game(), seed=1000)
+    rnd, greedy, tactician, expert = (score[spec] for spec in LADDER)
     assert expert < tactician < greedy < rnd, (rnd, greedy, tactician, expert)
     assert greedy < rnd - 100 and tactician < greedy - 25
-
-
-# ---------------------------------------------------------------- measurements (python -m)
-
-
-def speed(spec: str, seconds: float, n: int = 4, rules: Rules | None = None) -> dict[str, float]:
-    """Self-play of ``spec`` at every seat through PublicGame: decisions/s, games/s, µs/act."""
-    rules = Rules() if rules is None else rules
-    bots = [make_agent(spec, s) for s in range(n)]
-    decisions = games = 0
-    acting = 0.0
-    clock = time.perf_counter
-    start = clock()
-    while clock() - start < seconds:
-        g = Game(n, rules, seed=games)
-        pg = PublicGame(g)
-        views, apply = pg.views, pg.apply
-        for s, bot in enumerate(bots):
-            bot.reset(games * n + s)
-        while not g.is_over:
-            p: int = g.current_player  # type: ignore[assignment]
-            t0 = clock()
-            action = bots[p].act(views[p])
-            acting += clock() - t0
-            apply(action)
-            decisions += 1
-        games += 1
-    elapsed = clock() - start
-    return {
-        "decisions_per_s": decisions / elapsed,
-        "games_per_s": games / elapsed,
-        "act_us": acting / decisions * 1e6,
-        "decisions_per_game": decisions / games,
-    }
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.test_heuristics")
-    sub = parser.add_subparsers(dest="what", required=True)
-    lad = sub.add_parser("ladder", help="duplicate ladder: random, greedy, tactician, expert")
-    lad.add_argument("--deals", type=int, default=300)
-    lad.add_argument("--full", action="store_true", help="the 15-hand game (default: short)")
-    lad.add_argument("--seed", type=int, default=1000)
-    spd = sub.add_parser("speed", help="self-play decisions/s of each bot vs random play")
-    spd.add_argument("--seconds", type=float, default=5.0)
-    args = parser.parse_args(argv)
-    if args.what == "ladder":
-        rules = Rules() if args.full else Rules.short_game()
-        start = time.perf_counter()
-        per_deal = ladder(LADDER, args.deals, rules, args.seed)
-        hands = len(rules.hand_sizes)
-        took = time.perf_counter() - start
-        print(f"{args.deals} deals x 4 rotations, 4 players, {hands} hands ({took:.0f} s)")
-        for spec, (m, hw) in zip(LADDER, summary(per_deal), strict=True):
-            print(f"  {spec:10s} mean game score {m:7.1f} ± {hw:4.1f}")
-        for a, b in ((1, 0), (2, 1), (3, 2)):
-            diffs = [row[b] - row[a] for row in per_deal]
-            m, hw = summary([[x] for x in diffs])[0]
-            print(f"  {LADDER[a]} vs {LADDER[b]}: {m:+.1f} ± {hw:.1f} better (paired by deal)")
-    else:
-        base = speed("random", args.seconds)
-        for spec in ("random", *BOTS):
-            s = base if spec == "random" else speed(spec, args.seconds)
-            share = s["games_per_s"] / base["games_per_s"]
-            print(
-                f"  {spec:10s} {s['decisions_per_s']:9.0f} decisions/s "
-                f"{s['games_per_s']:7.1f} games/s ({share:4.0%} of random) "
-                f"{s['act_us']:5.2f} µs/act {s['decisions_per_game']:6.0f} decisions/game"
-            )
-
-
-if __name__ == "__main__":
-    main()

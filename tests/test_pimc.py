@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import CallableAgent, RandomAgent, make_agent
+from agents.arena import engine_table
+from agents.base import RandomAgent
 from agents.heuristics import ExpertAgent
 from agents.pimc import (
     DEFAULT_SIMULATIONS,
@@ -18,8 +19,8 @@ from agents.pimc import (
     greedy_rollout_action,
     sample_hidden,
 )
+from agents.specs import make_agent
 from craits_env import (
-    CALL_BASE,
     DECLARE,
     DRAW,
     NUM_CARDS,
@@ -31,7 +32,6 @@ from craits_env import (
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
 from craits_env.public import PublicGame, SeatView
 from craits_env.scenario import stacked_game
-from craits_env.scoring import CARD_POINTS
 
 from .test_env import hide
 
@@ -200,32 +200,6 @@ def test_same_seed_same_choices_and_reset() -> None:
 # ---------------------------------------------------------------------------- strength
 
 
-def _local_greedy(view: Any) -> int:
-    """Shed the highest-scoring playable card; call the most-held suit; declare."""
-    assert isinstance(view, SeatView)
-    legal = view.legal_actions
-    if len(legal) == 1:
-        return legal[0]
-    if DECLARE in legal:
-        return DECLARE
-    if legal[0] >= CALL_BASE:
-        held = [0, 0, 0, 0]
-        for c in view.hand:
-            held[SUIT_OF[c]] += 1
-        return max(legal, key=lambda a: held[a - CALL_BASE])
-    cards = [a for a in legal if a < NUM_CARDS]
-    return max(cards, key=lambda c: (CARD_POINTS[RANK_OF[c]], c)) if cards else DRAW
-
-
-def _greedy_opponent() -> Any:
-    import agents  # noqa: F401  # registers the heuristics once the package imports them
-
-    try:
-        return make_agent("greedy")
-    except ValueError:
-        return CallableAgent(_local_greedy, "greedy")
-
-
 def duplicate_margin(hero: Any, opponent: Any, deals: int) -> float:
     """Mean over one-hand duplicate deals (2 players, both seatings, hand sizes 8 … 1) of the
     hero's hand points minus the opponent's: negative means the hero is better."""
@@ -237,11 +211,8 @@ def duplicate_margin(hero: Any, opponent: Any, deals: int) -> float:
             pub = PublicGame(game)
             hero.reset(deal)
             opponent.reset(deal)
-            while not game.is_over:
-                seat = game.current_player
-                assert seat is not None
-                bot = hero if seat == hero_seat else opponent
-                pub.apply(bot.act(pub.view(seat)))
+            seats = [hero, opponent] if hero_seat == 0 else [opponent, hero]
+            engine_table(game, seats, public=pub).run()  # the arena
             points = game.hand_points[0]
             diffs.append(points[hero_seat] - points[1 - hero_seat])
     return float(np.mean(diffs))
@@ -253,7 +224,7 @@ def test_beats_random_clearly() -> None:
 
 
 def test_beats_greedy_clearly() -> None:
-    greedy = _greedy_opponent()
+    greedy = make_agent("greedy")
     baseline = duplicate_margin(greedy, RandomAgent(), deals=8)  # the opponent is no dummy
     assert baseline < -10, baseline
     margin = duplicate_margin(PIMCAgent(32), greedy, deals=160)

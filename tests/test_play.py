@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.base import RandomAgent, register
+from agents.base import RandomAgent
+from agents.specs import register
 from craits.narrate import Narrator
 from craits.play import (
     HELP,

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, register
+from agents.base import RandomAgent
+from agents.specs import register
 from agents.stats import summarize
 from agents.tournament import (
     CONFIG_FILE,

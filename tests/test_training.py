@@ -215,11 +215,11 @@ def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:
     while not rollout.stats.learner_wins:
         rollout._tick(net, gen)
     buf = rollout.buffer
-    hands = len(config.rules["hand_sizes"])
+    hands = len(config.rules.hand_sizes)
     points = rollout.stats.learner_hand_points  # the learner's points per hand of the game
     assert len(points) == hands
     end = int(np.flatnonzero(buf.dones[: buf.size])[0])  # the game's last transition
-    first_hp = ObservationEncoder(3, config.game_rules).slices["hand_progress"].start
+    first_hp = ObservationEncoder(3, config.rules).slices["hand_progress"].start
     hand_of = [round(float(buf.obs[i, first_hp]) * hands) for i in range(end + 1)]
     assert hand_of == sorted(hand_of)
     for i in range(end + 1):
@@ -256,7 +256,7 @@ def test_rollouts_run_at_any_table(players: int, rules: dict[str, object]) -> No
     rollout = SelfPlayRollout(config, pool, np.random.default_rng(1))
     net = PolicyNet(rollout.obs_size, [8])
     batch, stats = rollout.collect(net, 64, torch.Generator().manual_seed(0))
-    assert batch.obs.shape[1] == ObservationEncoder(players, config.game_rules).size
+    assert batch.obs.shape[1] == ObservationEncoder(players, config.rules).size
     assert batch.masks[np.arange(len(batch)), batch.actions].all() and stats.learner_wins
 
 
@@ -293,7 +293,7 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
     c = load_config("ppo_2p", ["learning_rate=1e-3", "opponents.greedy=2", "hidden_sizes=[64]",
                                "activation=relu", "rules.face_cards=true"])  # fmt: skip
     assert c.learning_rate == 1e-3 and c.opponents["greedy"] == 2.0
-    assert c.hidden_sizes == (64,) and c.activation == "relu" and c.game_rules.face_cards
+    assert c.hidden_sizes == (64,) and c.activation == "relu" and c.rules.face_cards
     assert parse_override("eval_opponents=greedy") == ("eval_opponents", "greedy")
     for bad, match in [
         ("nope=1", "unknown config key 'nope'; allowed: "),

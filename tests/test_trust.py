@@ -23,8 +23,8 @@ from craits_env import Rules
 from training.checkpoint import load_checkpoint, save_checkpoint
 from training.config import to_toml
 from training.evaluate import evaluate
+from training.learner import Learner
 from training.train import find_checkpoint, train
-from training.trainer import Trainer
 
 from .test_training import tiny
 
@@ -35,7 +35,7 @@ QUIET = {"progress": False, "echo": lambda s: None}
 def checkpoint(path: Path, seed: int, **changes: object) -> Path:
     """A checkpoint of an untrained network (its weights drawn from ``seed``)."""
     config = tiny(seed=seed, **changes)
-    save_checkpoint(path, Trainer(config, torch.device("cpu"), f"test-{seed}").state())
+    save_checkpoint(path, Learner(config, torch.device("cpu"), f"test-{seed}").state())
     return path
 
 
@@ -266,10 +266,10 @@ def test_learning_rate_never_reaches_zero_even_when_a_run_overshoots(tmp_path: P
     assert len(rates) == result.updates >= 2
     assert all(r > 0 for r in rates) and rates == sorted(rates, reverse=True)
     assert rates[0] == pytest.approx(config.learning_rate)
-    trainer = Trainer(config, torch.device("cpu"), "t")
-    trainer.batch_start_step, trainer.global_step = 990, 1150  # the last batch overshoots
-    assert trainer.learning_rate == pytest.approx(config.learning_rate * 160 / 1000)
-    assert Trainer(tiny(anneal_lr=False), torch.device("cpu"), "t").learning_rate == (
+    learner = Learner(config, torch.device("cpu"), "t")
+    learner.batch_start_step, learner.global_step = 990, 1150  # the last batch overshoots
+    assert learner.learning_rate == pytest.approx(config.learning_rate * 160 / 1000)
+    assert Learner(tiny(anneal_lr=False), torch.device("cpu"), "t").learning_rate == (
         config.learning_rate
     )
 

@@ -7,7 +7,8 @@
 - :mod:`training.pool` — the opponent pool (self, frozen snapshots, bots);
 - :mod:`training.config` — configurations (``training/configs/*.toml``, package data) and overrides;
 - :mod:`training.checkpoint` — writing checkpoints atomically (reading: :mod:`agents.checkpoint`);
-- :mod:`training.trainer` — a run's state: collect, learn, save, resume;
+- :mod:`training.learner` — a run's learning state (:class:`~training.learner.Learner`): collect,
+  learn, save, resume;
 - :mod:`training.evaluate` — duplicate evaluation through the arena and the tournament core;
 - :mod:`training.train` — the loop: logging, evaluation, checkpoints.
 

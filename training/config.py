@@ -15,11 +15,11 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from agents.network import ACTIVATIONS
-from craits_env import Game, Rules
-from craits_env.craits_v0 import REWARD_MODES
+from agents.network import Activation
+from craits_env import Game, Rules, options
+from craits_env.craits_v0 import RewardMode
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 if sys.version_info >= (3, 11):
@@ -30,7 +30,8 @@ else:  # pragma: no cover - Python 3.10 needs the tomli backport
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 DEFAULT_CONFIG = "ppo_4p"
 POOL_SELF, POOL_PAST = "self", "past"
-DEVICES = ("auto", "cpu", "cuda")
+Device = Literal["auto", "cpu", "cuda"]
+DEVICES: tuple[str, ...] = get_args(Device)
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
 
@@ -48,9 +49,9 @@ class TrainConfig:
     """seeds the network, the games, the opponent draws and the action sampling"""
     num_players: int = 4
     """players at each table (2-10)"""
-    rules: dict[str, Any] = field(default_factory=dict)
-    """craits_env.Rules options; empty: the standard rules"""
-    reward: str = "relative"
+    rules: Rules = field(default_factory=Rules)
+    """the game's rules (a [rules] table of craits_env.Rules options; empty: the standard rules)"""
+    reward: RewardMode = "relative"
     """the environment's reward mode: relative, score or win (craits_v0)"""
     num_games: int = 128
     """games stepped together; the network acts for all of them in one batch"""
@@ -84,7 +85,7 @@ class TrainConfig:
     """stop an update's epochs early once approx_kl exceeds this; 0 = never"""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """widths of the MLP's hidden layers"""
-    activation: str = "tanh"
+    activation: Activation = "tanh"
     """tanh or relu"""
     opponents: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
     """sampling weights of the non-learner seats: "self" (the current network), "past" (a
@@ -110,22 +111,27 @@ class TrainConfig:
     """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
     torch_threads: int = 1
     """torch's intra-op threads"""
-    device: str = "auto"
+    device: Device = "auto"
     """auto (CUDA when available), cpu or cuda: where the update runs"""
 
     def __post_init__(self) -> None:
+        for key in FIELDS:  # the one typed parser (craits_env.options): convert, or one line
+            try:
+                value = options.coerce(TrainConfig, key, getattr(self, key))
+            except ValueError as e:
+                raise ValueError(f"config {key}: {e}") from None
+            object.__setattr__(self, key, value)
         _validate(self)
-
-    @property
-    def game_rules(self) -> Rules:
-        return Rules.from_dict(dict(self.rules))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON- and TOML-friendly (tuples as lists)."""
-        d = dataclasses.asdict(self)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for k, v in d.items():
             if isinstance(v, tuple):
                 d[k] = list(v)
+            elif isinstance(v, dict):
+                d[k] = dict(v)
+        d["rules"] = self.rules.to_dict()
         return d
 
     @classmethod
@@ -134,7 +140,7 @@ class TrainConfig:
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise ValueError(f"unknown config key {unknown[0]!r}; allowed: {', '.join(FIELDS)}")
-        return cls(**{k: _coerce(k, v) for k, v in data.items()})
+        return cls(**data)  # every value checked and converted in __post_init__
 
     def replace(self, **changes: Any) -> TrainConfig:
         return TrainConfig.from_dict({**self.to_dict(), **changes})
@@ -147,42 +153,8 @@ def _type_error(key: str, value: Any, allowed: str) -> ValueError:
     return ValueError(f"config {key}: got {value!r}, allowed {allowed}")
 
 
-def _coerce(key: str, value: Any) -> Any:
-    """``value`` converted to the field's type (ints for floats, lists for tuples) or an error."""
-    kind = FIELDS[key].type
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _type_error(key, value, "an int")
-        return value
-    if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _type_error(key, value, "a number")
-        return float(value)
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise _type_error(key, value, "true or false")
-        return value
-    if kind == "str":
-        if not isinstance(value, str):
-            raise _type_error(key, value, "a string")
-        return value
-    if kind.startswith("tuple["):
-        item = int if "int" in kind else str
-        if isinstance(value, item):
-            value = [value]
-        if not isinstance(value, list | tuple) or not all(
-            isinstance(v, item) and not isinstance(v, bool) for v in value
-        ):
-            raise _type_error(key, value, f"a list of {item.__name__}s")
-        return tuple(value)
-    if not isinstance(value, dict):  # the tables
-        raise _type_error(key, value, "a table")
-    return dict(value)
-
-
 def _validate(c: TrainConfig) -> None:
-    for key in FIELDS:
-        _coerce(key, getattr(c, key))
+    """The checks beyond the types: ranges, and that the table can be dealt and seated."""
     positive = ("total_steps", "num_games", "batch_size", "num_minibatches", "update_epochs",
                 "snapshot_every", "pool_size", "eval_deals", "torch_threads")  # fmt: skip
     for key in positive:
@@ -204,17 +176,10 @@ def _validate(c: TrainConfig) -> None:
         raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
     if c.batch_size < c.num_minibatches:
         raise _type_error("batch_size", c.batch_size, f">= num_minibatches ({c.num_minibatches})")
-    if c.reward not in REWARD_MODES:
-        raise _type_error("reward", c.reward, ", ".join(REWARD_MODES))
-    if c.activation not in ACTIVATIONS:
-        raise _type_error("activation", c.activation, ", ".join(ACTIVATIONS))
-    if c.device not in DEVICES:
-        raise _type_error("device", c.device, ", ".join(DEVICES))
     if not c.hidden_sizes or min(c.hidden_sizes) < 1:
         raise _type_error("hidden_sizes", list(c.hidden_sizes), "a non-empty list of ints >= 1")
     try:
-        rules = Rules.from_dict(dict(c.rules))
-        Game(c.num_players, rules, seed=0)  # R1.5: the table can be dealt
+        Game(c.num_players, c.rules, seed=0)  # R1.5: the table can be dealt
     except ValueError as e:
         raise ValueError(f"config rules: {e}") from None
     _validate_opponents(c)
@@ -231,7 +196,7 @@ def _validate_opponents(c: TrainConfig) -> None:
     if not any(w > 0 for w in weights.values()):
         raise _type_error("opponents", weights, "at least one weight > 0")
     specs = [k for k in weights if k not in (POOL_SELF, POOL_PAST)]
-    rules = Rules.from_dict(dict(c.rules))
+    rules = c.rules
     for key, group in (("opponents", specs), ("eval_opponents", c.eval_opponents)):
         for spec in group:
             try:  # checked for the table now, not at the first game that seats it
@@ -296,7 +261,8 @@ def set_key(data: dict[str, Any], key: str, value: Any) -> None:
         allowed = [k for k in FIELDS if k != "name"]
         raise ValueError(f"unknown config key {top!r}; allowed: {', '.join(allowed)}")
     if sub:
-        if FIELDS[top].type not in ("dict[str, Any]", "dict[str, float]"):
+        kind = options.field_types(TrainConfig)[top]
+        if not (dataclasses.is_dataclass(kind) or getattr(kind, "__origin__", None) is dict):
             raise ValueError(f"config key {top!r} is not a table: set it as {top}=VALUE")
         table = dict(data.get(top, {}))
         table[sub] = value
@@ -309,7 +275,10 @@ def to_toml(config: TrainConfig) -> str:
     """The configuration as TOML (written beside a run for the record)."""
     lines: list[str] = []
     tables: list[str] = []
+    standard = Rules().to_dict()
     for key, value in config.to_dict().items():
+        if key == "rules":  # only the options that differ from the standard rules (TOML: no None)
+            value = {k: v for k, v in value.items() if v != standard[k]}
         if isinstance(value, dict):
             tables += ["", f"[{key}]"] + [f"{_key(k)} = {_toml(v)}" for k, v in value.items()]
         else:

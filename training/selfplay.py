@@ -51,6 +51,7 @@ from craits_env.craits_v0 import hand_rewards, win_rewards
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder
 from craits_env.public import PublicGame
+from craits_env.seeding import draw_seed
 
 from .config import TrainConfig
 from .pool import SELF, OpponentPool, is_snapshot
@@ -147,7 +148,7 @@ class SelfPlayRollout:
     def __init__(self, config: TrainConfig, pool: OpponentPool, rng: np.random.Generator) -> None:
         self.config = config
         self.n = config.num_players
-        self.rules = config.game_rules
+        self.rules = config.rules
         self.pool = pool
         self.rng = rng
         self.obs_size = ObservationEncoder(self.n, self.rules).size
@@ -163,7 +164,7 @@ class SelfPlayRollout:
     @staticmethod
     def observation_size(config: TrainConfig) -> int:
         """The length of the observation vector at ``config``'s table."""
-        return ObservationEncoder(config.num_players, config.game_rules).size
+        return ObservationEncoder(config.num_players, config.rules).size
 
     # -- games ---------------------------------------------------------------------
 
@@ -183,7 +184,7 @@ class SelfPlayRollout:
     def _new_game(self, slot: Slot) -> None:
         """Deal a new game in ``slot`` and seat its players."""
         n, rng = self.n, self.rng
-        game = Game(n, self.rules, seed=int(rng.integers(2**63)))
+        game = Game(n, self.rules, seed=draw_seed(rng))
         slot.public = PublicGame(game, slot.encoder)
         slot.learner = int(rng.integers(n))
         opponents = iter(self.pool.draw_table(rng, n - 1))
@@ -198,7 +199,7 @@ class SelfPlayRollout:
                 if key not in slot.agent_cache:
                     slot.agent_cache[key] = make_agent(actor, num_players=n, rules=self.rules)
                 bot = slot.agent_cache[key]
-                bot.reset(int(rng.integers(2**63)))
+                bot.reset(draw_seed(rng))
             slot.bots.append(bot)
         slot.last = [-1] * n
         slot.hands_rewarded = 0

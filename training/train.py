@@ -45,8 +45,8 @@ from craits_env.fileio import atomic_write_text
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig, to_toml
 from .evaluate import evaluate
+from .learner import Learner, resolve_device
 from .selfplay import RolloutStats
-from .trainer import Trainer, resolve_device
 
 FINAL = "final.pt"
 CHECKPOINTS = "checkpoints"
@@ -106,7 +106,7 @@ class Run:
 
     config: TrainConfig
     out: Path
-    trainer: Trainer
+    learner: Learner
     resumed_from: Path | None
 
 
@@ -118,7 +118,7 @@ def open_run(
     total_steps: int | None = None,
     device: str | None = None,
 ) -> Run:
-    """Check everything a run needs and build its trainer — writing nothing.
+    """Check everything a run needs and build its learner — writing nothing.
 
     ``resume`` is a checkpoint or a run directory (its latest checkpoint); the run's
     configuration then comes from the checkpoint and ``config`` must be ``None``. The run
@@ -139,8 +139,9 @@ def open_run(
             raise ValueError(f"checkpoint {resume}: {e}") from None
     if config is None:
         raise ValueError("train: give a config or a checkpoint to resume")
-    if total_steps is not None:
-        config = config.replace(total_steps=total_steps)
+    # The command line's settings reach the configuration one way, for new and resumed runs.
+    settings = {"total_steps": total_steps, "device": device}
+    config = config.replace(**{k: v for k, v in settings.items() if v is not None})
     if data is not None:
         assert resume is not None
         run_name = str(data.get("run_name", "resumed"))
@@ -158,10 +159,12 @@ def open_run(
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: not a directory")
     torch.set_num_threads(config.torch_threads)
-    trainer = Trainer(config, resolve_device(device or config.device), run_name)
+    dev = resolve_device(config.device)
+    config = config.replace(device=dev.type)  # config.toml and checkpoints say what was used
+    learner = Learner(config, dev, run_name)
     if data is not None:
-        trainer.load_state(data, str(resume))
-    return Run(config, out, trainer, resume)
+        learner.load_state(data, str(resume))
+    return Run(config, out, learner, resume)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -226,101 +229,138 @@ def train(
     (``TrainResult.interrupted == "training"``); during the final evaluation it keeps the
     games played (``"evaluation"``). Either way ``--resume`` continues exactly.
     """
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
     run = open_run(config, out=out, resume=resume, total_steps=total_steps, device=device)
-    config, out, trainer = run.config, run.out, run.trainer
-    if run.resumed_from is not None:
-        echo(f"resuming {trainer.run_name} at step {trainer.global_step:,} "
-             f"(update {trainer.update}) from {run.resumed_from}")  # fmt: skip
-
-    # -- the run directory: written only now that every check passed ----------------------
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "config.toml", to_toml(config))
-    # A resumed run hides the events logged after its checkpoint (they are replayed).
-    resumed = run.resumed_from is not None
-    writer = SummaryWriter(str(out), purge_step=trainer.global_step + 1 if resumed else None)
-    if not resumed:
-        writer.add_text("hyperparameters", hparams_table(config))
-
-    # -- the loop ----------------------------------------------------------------------
-    session_start = time.perf_counter()
-    session_steps = 0
-    session_seconds = dict.fromkeys(trainer.seconds, 0.0)
-    busy = 0.0  # seconds collecting and learning in this session
-    last_eval: dict[str, float] = {}
+    config, out, learner = run.config, run.out, run.learner
+    log = RunLog(run, progress, echo)  # the run directory is written from here on
+    final, saved, interrupted = out / FINAL, None, None
     evaluations: dict[str, dict[str, Any]] = {}
-    interrupted: str | None = None
-    final = out / FINAL
-    saved = None
-    bar = tqdm(total=config.total_steps, initial=min(trainer.global_step, config.total_steps),
-               unit="step", unit_scale=True, dynamic_ncols=True, disable=not progress)  # fmt: skip
     try:
         with StopRequest() as stop:
-            echo(f"run {trainer.run_name}: {config.name}, {config.num_players} players, "
-                 f"{config.total_steps:,} steps, device {trainer.device}, writing to {out} "
-                 "(Ctrl-C saves a checkpoint and stops)")  # fmt: skip
-            while trainer.global_step < config.total_steps and not stop.requested:
-                before = dict(trainer.seconds)
-                t0 = time.perf_counter()
-                batch, stats = trainer.collect()
-                metrics = trainer.learn(batch)
-                busy += time.perf_counter() - t0
-                session_steps += stats.steps
-                for k, v in trainer.seconds.items():
-                    session_seconds[k] += v - before[k]
-                step = trainer.global_step
-                _log_update(writer, step, trainer, metrics, stats, session_steps, busy,
-                            time.perf_counter() - session_start, session_seconds)  # fmt: skip
-                bar.update(min(step, config.total_steps) - bar.n)
-                done = step >= config.total_steps
-                u = trainer.update
-                do_eval = config.eval_every > 0 and u % config.eval_every == 0
-                do_save = config.checkpoint_every > 0 and u % config.checkpoint_every == 0
-                if do_save or do_eval or done or stop.requested:
-                    saved = out / CHECKPOINTS / f"step_{u:06d}.pt"
-                    state = trainer.state()
+            log.started()
+            while learner.global_step < config.total_steps and not stop.requested:
+                batch, stats = log.timed(learner.collect)  # play until a batch is complete
+                metrics = log.timed(learner.learn, batch)  # PPO epochs over it
+                log.update(metrics, stats)
+                done = learner.global_step >= config.total_steps
+                if _checkpoint_due(config, learner.update, done or stop.requested):
+                    saved = out / CHECKPOINTS / f"step_{learner.update:06d}.pt"
+                    state = learner.state()
                     save_checkpoint(saved, state)
                     if done:
                         save_checkpoint(final, state)
-                    if do_eval and not done and not stop.requested:
-                        last_eval = _evaluate(writer, step, saved, config, config.eval_deals)
-                win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
-                bar.set_postfix_str(
-                    f"SPS {session_steps / busy:,.0f} | learner win {win:.2f}"
-                    + "".join(f" | {k} {v:.2f}" for k, v in last_eval.items()),
-                    refresh=False,
-                )
-            if stop.requested:  # stopped before the final evaluation, or before the end
-                interrupted = (
-                    "training" if trainer.global_step < config.total_steps else ("evaluation")
-                )
-        bar.close()
+                    elif _evaluation_due(config, learner.update) and not stop.requested:
+                        log.evaluated(_evaluate(log.writer, learner.global_step, saved, config,
+                                                config.eval_deals))  # fmt: skip
+            if stop.requested:  # stopped before the end, or before the final evaluation
+                done = learner.global_step >= config.total_steps
+                interrupted = "evaluation" if done else "training"
+        log.bar.close()
         if interrupted is None:
             if not final.exists():  # resumed a finished run with no more steps to take
-                save_checkpoint(final, trainer.state())
+                save_checkpoint(final, learner.state())
             try:
-                evaluations = _final_evaluation(writer, trainer.global_step, final, config, out,
-                                                progress, echo)  # fmt: skip
+                evaluations = _final_evaluation(log.writer, learner.global_step, final, config,
+                                                out, progress, echo)  # fmt: skip
             except KeyboardInterrupt:
                 interrupted = "evaluation"
     except KeyboardInterrupt:  # a second Ctrl-C while training: the latest checkpoint stands
         raise RunInterrupted(out) from None
     finally:
-        bar.close()
-        writer.close()
+        log.close()
     return TrainResult(
         run_dir=out,
         final_checkpoint=final if interrupted != "training" else saved or final,
-        global_step=trainer.global_step,
-        updates=trainer.update,
-        sps=session_steps / busy if busy else 0.0,
-        seconds=session_seconds,
+        global_step=learner.global_step,
+        updates=learner.update,
+        sps=log.sps,
+        seconds=log.session_seconds,
         peak_rss_mb=peak_rss_mb(),
         evaluations=evaluations,
         interrupted=interrupted,
     )
+
+
+def _checkpoint_due(config: TrainConfig, update: int, last: bool) -> bool:
+    """Whether update ``update`` saves a checkpoint (every ``checkpoint_every`` and
+    ``eval_every`` updates, and the last one)."""
+    every = [n for n in (config.checkpoint_every, config.eval_every) if n > 0]
+    return last or any(update % n == 0 for n in every)
+
+
+def _evaluation_due(config: TrainConfig, update: int) -> bool:
+    return config.eval_every > 0 and update % config.eval_every == 0
+
+
+class RunLog:
+    """The run directory's ``config.toml`` and TensorBoard events, the progress bar, and this
+    session's clock (steps per second, where the time went)."""
+
+    def __init__(self, run: Run, progress: bool, echo: Callable[[str], None]) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        self.run, self.echo = run, echo
+        config, learner = run.config, run.learner
+        if run.resumed_from is not None:
+            echo(f"resuming {learner.run_name} at step {learner.global_step:,} "
+                 f"(update {learner.update}) from {run.resumed_from}")  # fmt: skip
+        run.out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(run.out / "config.toml", to_toml(config))
+        # A resumed run hides the events logged after its checkpoint (they are replayed).
+        resumed = run.resumed_from is not None
+        purge = learner.global_step + 1 if resumed else None
+        self.writer = SummaryWriter(str(run.out), purge_step=purge)
+        if not resumed:
+            self.writer.add_text("hyperparameters", hparams_table(config))
+        self.bar = tqdm(total=config.total_steps, unit="step", unit_scale=True,
+                        initial=min(learner.global_step, config.total_steps),
+                        dynamic_ncols=True, disable=not progress)  # fmt: skip
+        self.start = time.perf_counter()
+        self.steps = 0  # environment steps in this session
+        self.busy = 0.0  # seconds collecting and learning in this session
+        self.session_seconds = dict.fromkeys(learner.seconds, 0.0)
+        self.last_eval: dict[str, float] = {}
+
+    @property
+    def sps(self) -> float:
+        return self.steps / self.busy if self.busy else 0.0
+
+    def started(self) -> None:
+        config, learner = self.run.config, self.run.learner
+        self.echo(f"run {learner.run_name}: {config.name}, {config.num_players} players, "
+                  f"{config.total_steps:,} steps, device {learner.device}, writing to "
+                  f"{self.run.out} (Ctrl-C saves a checkpoint and stops)")  # fmt: skip
+
+    def timed(self, step: Callable[..., Any], *args: Any) -> Any:
+        """``step(*args)``, its time counted as busy and split by the learner's own clocks."""
+        before = dict(self.run.learner.seconds)
+        t0 = time.perf_counter()
+        result = step(*args)
+        self.busy += time.perf_counter() - t0
+        for k, v in self.run.learner.seconds.items():
+            self.session_seconds[k] += v - before[k]
+        return result
+
+    def update(self, metrics: dict[str, float], stats: RolloutStats) -> None:
+        learner, total = self.run.learner, self.run.config.total_steps
+        self.steps += stats.steps
+        wall = time.perf_counter() - self.start
+        _log_update(self.writer, learner.global_step, learner, metrics, stats, self.steps,
+                    self.busy, wall, self.session_seconds)  # fmt: skip
+        self.bar.update(min(learner.global_step, total) - self.bar.n)
+        win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
+        self.bar.set_postfix_str(
+            f"SPS {self.sps:,.0f} | learner win {win:.2f}"
+            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()),
+            refresh=False,
+        )
+
+    def evaluated(self, win_rates: dict[str, float]) -> None:
+        self.last_eval = win_rates
+
+    def close(self) -> None:
+        self.bar.close()
+        self.writer.close()
 
 
 def _final_evaluation(
@@ -353,7 +393,7 @@ def _final_evaluation(
             def stale(reason: str, target: Path = target) -> None:
                 echo(f"{target}: held another agent's games ({reason}); playing them again")
 
-            result = evaluate(final, opponent, config.num_players, config.game_rules,
+            result = evaluate(final, opponent, config.num_players, config.rules,
                               config.final_eval_deals, out=target, record=config.eval_records,
                               progress=tick, on_stale=stale)  # fmt: skip
         _log_eval(writer, step, opponent, result)
@@ -364,7 +404,7 @@ def _final_evaluation(
 def _log_update(
     writer: Any,
     step: int,
-    trainer: Trainer,
+    learner: Learner,
     metrics: dict[str, float],
     stats: RolloutStats,
     session_steps: int,
@@ -380,7 +420,7 @@ def _log_update(
     scalar("charts/learning_rate", metrics["learning_rate"], step)
     scalar("charts/SPS", session_steps / busy if busy else 0.0, step)
     scalar("charts/SPS_wall", session_steps / wall if wall else 0.0, step)
-    scalar("charts/updates", trainer.update, step)
+    scalar("charts/updates", learner.update, step)
     scalar("charts/transitions", stats.transitions, step)
     scalar("charts/network_decisions", stats.network_decisions, step)
     scalar("charts/peak_rss_mb", peak_rss_mb(), step)
@@ -393,9 +433,9 @@ def _log_update(
         scalar("learner/win_rate", float(np.mean(stats.learner_wins)), step)
         scalar("learner/mean_score", float(np.mean(stats.learner_scores)), step)
         scalar("learner/games", len(stats.learner_wins), step)
-    for kind, share in trainer.pool.composition().items():
+    for kind, share in learner.pool.composition().items():
         scalar(f"pool/{kind}_share", share, step)
-    scalar("pool/snapshots", len(trainer.pool.snapshots), step)
+    scalar("pool/snapshots", len(learner.pool.snapshots), step)
 
 
 def _evaluate(
@@ -404,7 +444,7 @@ def _evaluate(
     """Evaluate ``path`` in memory against every eval opponent; the win rates (for the bar)."""
     rates = {}
     for opponent in config.eval_opponents:
-        result = evaluate(path, opponent, config.num_players, config.game_rules, deals)
+        result = evaluate(path, opponent, config.num_players, config.rules, deals)
         _log_eval(writer, step, opponent, result)
         rates[opponent] = result["agent"]["win_rate"]
     return rates

@@ -1,8 +1,8 @@
 """The state of a PPO run and its two steps: collect a batch, learn from it.
 
-:class:`Trainer` owns the network, the optimiser, the opponent pool, the
-vectorised self-play games and every random generator; :meth:`Trainer.state`
-and :meth:`Trainer.load_state` turn all of it into a checkpoint and back, so a
+:class:`Learner` owns the network, the optimiser, the opponent pool, the
+vectorised self-play games and every random generator; :meth:`Learner.state`
+and :meth:`Learner.load_state` turn all of it into a checkpoint and back, so a
 resumed run continues exactly where it stopped (same games in flight, same
 generators: the same parameters as an uninterrupted run, on the same device
 and thread count). The loop around it — logging, evaluation, checkpoints — is
@@ -18,11 +18,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
 from agents.network import PolicyNet
+from craits_env.seeding import derive_rng
 
 from .checkpoint import bytes_to_tensor, policy_from_checkpoint, tensor_to_bytes
 from .config import TrainConfig
@@ -40,7 +40,7 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-class Trainer:
+class Learner:
     """One run's learning state (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, device: torch.device, run_name: str) -> None:
@@ -49,7 +49,7 @@ class Trainer:
         self.run_name = run_name
         seed = config.seed
         torch.manual_seed(seed)
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1F]))
+        rng = derive_rng(seed, 0x5E1F)
         self.sample_gen = torch.Generator().manual_seed(seed * 2 + 1)
         self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
         probe = SelfPlayRollout.observation_size(config)
@@ -170,7 +170,7 @@ class Trainer:
             "network": self.net.spec(),
             "policy": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
             "num_players": self.config.num_players,
-            "rules": self.config.game_rules.to_dict(),
+            "rules": self.config.rules.to_dict(),
             "config": self.config.to_dict(),
             "run_name": self.run_name,
             "global_step": self.global_step,
