@@ -265,7 +265,7 @@ def _same_games(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
 def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
     """Why ``out``'s games are not those of ``wanted`` (one line)."""
     head = f"{out} holds results of a different tournament"
-    tail = "use another --out or delete it"
+    tail = "use another results directory or delete it"
     if "agents" not in stored or "rules_revision" not in stored:
         return f"{head} (stored without agent identities by an older craits); {tail}"
     if stored["rules_revision"] != wanted["rules_revision"]:
@@ -281,7 +281,7 @@ def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
     keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
     if keys:
         return f"{head} (other {', '.join(keys)}); {tail}"
-    return f"{head} (more deals than asked: only --deals may grow); {tail}"
+    return f"{head} (more deals than asked: only the number of deals may grow); {tail}"
 
 
 def _read_games(path: Path, rename: dict[str, str]) -> dict[str, dict[str, Any]]:

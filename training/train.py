@@ -90,7 +90,7 @@ def find_checkpoint(path: Path) -> Path:
             return steps[-1]
         if (path / FINAL).is_file():
             return path / FINAL
-        raise ValueError(f"--resume {path}: no checkpoint in this directory")
+        raise ValueError(f"{path}: no checkpoint in this directory")
     return path
 
 
@@ -128,7 +128,7 @@ def open_run(
     data = None
     if resume is not None:
         if config is not None:
-            raise ValueError("--resume continues a run with its own configuration: give no config")
+            raise ValueError("a resumed run keeps its own configuration: give no config")
         resume = find_checkpoint(resume)
         data = load_checkpoint(resume)
         try:
@@ -152,12 +152,9 @@ def open_run(
         run_name = run_name_for(config)
         out = out if out is not None else Path("runs") / run_name
         if (out / FINAL).exists() or any((out / CHECKPOINTS).glob("*.pt")):
-            raise ValueError(
-                f"{out} already holds a run: continue it with --resume {out}, or choose "
-                "another --out"
-            )
+            raise RunExists(out)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: not a directory")
+        raise ValueError(f"{out}: not a directory (the run directory)")
     torch.set_num_threads(config.torch_threads)
     dev = resolve_device(config.device)
     config = config.replace(device=dev.type)  # config.toml and checkpoints say what was used
@@ -165,6 +162,14 @@ def open_run(
     if data is not None:
         learner.load_state(data, str(resume))
     return Run(config, out, learner, resume)
+
+
+class RunExists(ValueError):
+    """A new run was asked for in a directory that already holds one."""
+
+    def __init__(self, out: Path) -> None:
+        super().__init__(f"{out} already holds a run: resume it, or choose another directory")
+        self.out = out
 
 
 class RunInterrupted(KeyboardInterrupt):

@@ -1,0 +1,116 @@
+"""What the subcommands of ``craits`` share: one-line errors, argument types, rule options."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any, NoReturn
+
+from craits_env import options
+from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+SPECS_HELP = (
+    "agent specs: random, greedy, tactician, expert, pimc[:N], ppo:PATH (a checkpoint or a run "
+    "directory), MODULE:ATTR or path/to/file.py:ATTR (your own agent; see the README)"
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def players(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(
+            f"invalid player count {text!r}: allowed {MIN_PLAYERS} to {MAX_PLAYERS}"
+        )
+    return n
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a number > 0")
+    return v
+
+
+RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an int >= 1")
+    return v
+
+
+def rule_option(text: str) -> tuple[str, Any]:
+    """Parse ``NAME=VALUE`` for a field of :class:`Rules` (the typed parser of
+    :mod:`craits_env.options`)."""
+    name, sep, raw = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or name not in RULE_FIELDS:
+        raise argparse.ArgumentTypeError(
+            f"invalid rule option {text!r}: expected NAME=VALUE with NAME one of "
+            f"{', '.join(RULE_FIELDS)}"
+        )
+    try:
+        return name, options.from_text(Rules, name, raw)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"invalid rule option {name}: {e}") from None
+
+
+def add_rule_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rule",
+        "-r",
+        type=rule_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option, e.g. -r face_cards=true -r seven_hits=next_but_one "
+        "-r hand_sizes=8,7,6 (repeatable; see docs/rules.md for every option)",
+    )
+    p.add_argument("--short", action="store_true", help="the short game: eight hands 8…1 (R2.2)")
+
+
+def rules_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rules:
+    options = dict(args.rule)
+    if args.short and "hand_sizes" not in options:
+        options["hand_sizes"] = Rules.short_game().hand_sizes
+    try:
+        return Rules(**options)
+    except ValueError as e:
+        parser.error(str(e))
+
+
+def add_bench_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", "-n", type=players, default=4, help="2-10 (default 4)")
+    p.add_argument(
+        "--seconds", type=positive_float, default=10.0, help="how long to play (default 10)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of games and policy (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_rule_args(p)
+
+
+def lenient_stdio() -> None:
+    """Undecodable input and unencodable output become replacement characters, not errors."""
+    for stream in (sys.stdin, sys.stdout):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")

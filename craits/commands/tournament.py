@@ -1,0 +1,145 @@
+"""``craits tournament``: a duplicate tournament between agents."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import arguments as a
+
+
+def add_parser(sub: Any) -> None:
+    """The ``craits tournament`` parser."""
+    tour = sub.add_parser(
+        "tournament",
+        help="a duplicate tournament between agents: table with CIs, ratings, head to head",
+        description="Duplicate tournament: each deal is played under every seat rotation (and, "
+        "with more specs than players, by every combination of PLAYERS specs) so that the luck "
+        "of the cards cancels. Writes DIR/results.json, .csv, .md and .png; games are saved as "
+        "they finish in DIR/games.jsonl, and rerunning the same command resumes (a larger "
+        "--deals extends a finished tournament). Stored games are keyed by what each agent is "
+        "(a checkpoint's weight hash, a bot's version), not by its spec text: a DIR whose "
+        "agents changed is refused, never mixed.",
+        epilog="Exit status: 0 done; 1 failed while playing (finished games are kept in DIR); "
+        "2 bad arguments or a refusal (DIR holds another tournament; an agent cannot play "
+        "this table) — nothing is changed; 130 interrupted (rerun the same command to resume).",
+    )
+    tour.add_argument("specs", nargs="+", metavar="SPEC", help=a.SPECS_HELP)
+    tour.add_argument("--players", "-n", type=a.players, default=4, help="2-10 (default 4)")
+    tour.add_argument("--deals", type=a.positive_int, default=100, help="deals (default 100)")
+    tour.add_argument("--seed", type=int, default=0, help="seed of the whole table (default 0)")
+    tour.add_argument("--workers", type=a.positive_int, default=1,
+                      help="parallel processes on this machine (default 1)")  # fmt: skip
+    tour.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                      help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
+    tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
+    tour.add_argument(
+        "--schedule", choices=("all", "cycle"), default="all",
+        help="with more specs than players: every line-up on every deal (all, default) or one "
+        "line-up per deal in turn (cycle: 1/L of the games)",
+    )  # fmt: skip
+    tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
+    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tour.add_argument(
+        "--record", type=Path, default=None, metavar="FILE",
+        help="also save every game as a game record (JSON Lines, in plan order; see craits "
+        "replay)",
+    )  # fmt: skip
+    a.add_rule_args(tour)
+    tour.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Play (or resume) the tournament, write its files and print its table."""
+    from craits_env.extras import require
+
+    require("tournament", "craits tournament")
+    if args.ray is not None:
+        require("ray", "craits tournament --ray")
+    from agents.report import write_outputs
+    from agents.stats import summarize
+    from agents.tournament import (
+        GAMES_FILE,
+        ResultStore,
+        TournamentConfig,
+        TournamentError,
+        TournamentRefused,
+        collect_records,
+        identify,
+        results_in_order,
+    )
+
+    from ..tournament import run_tournament
+
+    rules = a.rules_from(args, parser)
+    if args.record is not None and args.record.resolve() == (args.out / GAMES_FILE).resolve():
+        parser.error(f"--record {args.record} would overwrite the tournament's own {GAMES_FILE}")
+    try:
+        config = TournamentConfig(
+            tuple(args.specs), args.players, args.deals, args.seed, rules, args.schedule
+        )
+        # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
+        config = identify(config)
+        ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
+    except TournamentRefused as e:
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        parser.error(str(e))
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if args.no_progress:
+            return
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)
+        else:
+            bar.update(done - bar.n)
+
+    command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
+    try:
+        games = run_tournament(config, args.out, workers=args.workers, use_ray=args.ray is not None,
+                          ray_address=args.ray or None, progress=progress,
+                          record=args.record is not None)  # fmt: skip
+        if args.record is not None:
+            from craits_env.records import write_records
+
+            write_records(args.record, collect_records(config, args.out, games))
+    except TournamentRefused as e:
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        return 2
+    except (TournamentError, ValueError) as e:  # the same games would fail the same way
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        print(f"craits tournament: finished games are kept in {args.out}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a full disk, a lost mount: a rerun resumes once it is fixed
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: error: {e}", file=sys.stderr)
+        print(f"craits tournament: finished games are kept in {args.out}; rerun the same "
+              "command to resume", file=sys.stderr)  # fmt: skip
+        return 1
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(f"craits tournament: interrupted; finished games are kept in {args.out}; "
+              "rerun the same command to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    if bar is not None:
+        bar.close()
+    ordered = results_in_order(games, config)
+    summary = summarize(ordered, list(config.specs), config.seed)
+    title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
+    write_outputs(summary, config.to_dict(), args.out, title, command.strip())
+    print((args.out / "results.md").read_text(encoding="utf-8"))
+    return 0
