@@ -25,12 +25,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from craits_env.actions import CALL_BASE, DECLARE, DRAW, Phase
+from craits_env.actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    PHASE_CALL_SUIT,
+    PHASE_COUNT,
+    PHASE_PLAY,
+    forced_action,
+)
 from craits_env.cards import NUM_CARDS, NUM_RANKS, QUEEN_OF_SPADES, RANK_OF, SUIT_OF, Rank
 from craits_env.public import SeatView
 from craits_env.scoring import CARD_POINTS, LONELY_THREE_POINTS, ONLY_THREES_POINTS
 
-_PLAY, _COUNT, _CALL = int(Phase.PLAY), int(Phase.COUNT), int(Phase.CALL_SUIT)
 _A, _TWO, _THREE, _FOUR, _FIVE, _SIX, _SEVEN, _EIGHT, _NINE, _TEN, _JACK, _QUEEN, _KING = (
     int(r) for r in Rank
 )
@@ -134,16 +141,17 @@ class GreedyAgent:
     def act(self, observation: Mapping[str, Any]) -> int:
         view = _view(observation)
         legal = view.legal_actions
-        if len(legal) == 1:  # forced: every decision is asked, even a single one (R3.6)
-            return legal[0]
+        forced = forced_action(legal)  # every decision is asked, even a single one (R3.6)
+        if forced is not None:
+            return forced
         if not legal:
             raise ValueError(f"{self.name}: seat {view.seat} has no decision to make")
         phase = view.phase
-        if phase == _PLAY:
+        if phase == PHASE_PLAY:
             return self.play(view, legal)
-        if phase == _COUNT:
+        if phase == PHASE_COUNT:
             return self.count(view, legal)
-        if phase == _CALL:
+        if phase == PHASE_CALL_SUIT:
             return self.call(view, legal)
         return DECLARE  # R7.1: silence is always caught
 
@@ -275,7 +283,7 @@ class TacticianAgent(GreedyAgent):
     THREAT: tuple[float, ...] = (0.0, 55.0, 24.0, 12.0, 8.0, 6.0, 5.0, 4.0)
     """Threat of an opponent holding 0, 1, 2, … cards (the last entry for more)."""
     SKIP = 0.9  # a skipped or forfeited turn, times the threat of its player
-    DRAW = 0.8  # one card drawn by an opponent, times its threat
+    DRAW_OPPONENT = 0.8  # one card drawn by an opponent, times its threat
     DRAW_SELF = 24.0  # one card we draw: about its points, and one more card to shed
     REVERSE = 0.8  # times the threat of the next player minus that of the previous one
     COUNT_RISK = 12.0  # a count we start that may come back while we hold no ace or two
@@ -400,30 +408,30 @@ class TacticianAgent(GreedyAgent):
         if rank == _FOUR:
             return self.SKIP * threat[t.nxt] if t.n > 2 else 0.0
         if rank == _FIVE:
-            return self.DRAW * sum(threat)
+            return self.DRAW_OPPONENT * sum(threat)
         if rank == _SEVEN:
             if t.seven_next:
-                return self.DRAW * threat[t.nxt]
+                return self.DRAW_OPPONENT * threat[t.nxt]
             # R4.3 next_but_one: the player after the next, at four or more players; with two
             # or three the next player draws (a 7 never hits its own player).
             victim = (t.nxt + t.direction) % t.n if t.n > 3 else t.nxt
-            return self.DRAW * threat[victim]
+            return self.DRAW_OPPONENT * threat[victim]
         if rank == _TEN:
             return self.REVERSE * (threat[t.nxt] - threat[t.prv]) if t.n > 2 else 0.0
         if rank == _TWO:
             return self._count_value(t, h.counters > 1)
         if t.face and t.n > 2:
             if rank == _JACK:  # R9.1: the run on the pile grows by this jack
-                return threat[t.nxt] * (self.SKIP + self.DRAW * 2 * (t.jack_run + 1))
+                return threat[t.nxt] * (self.SKIP + self.DRAW_OPPONENT * 2 * (t.jack_run + 1))
             if c == QUEEN_OF_SPADES:  # R9.2
-                return threat[t.nxt] * (self.SKIP + self.DRAW * 5)
+                return threat[t.nxt] * (self.SKIP + self.DRAW_OPPONENT * 5)
         return 0.0
 
     def _count_value(self, t: _Table, defended: bool) -> float:
         """Starting the count at the next player (R5.1); ``defended``: we keep an ace or two."""
         p_none = self._p_no_counter(t, t.nxt)
         risk = 0.0 if defended else (1.0 - p_none) * self.COUNT_RISK
-        return p_none * self.DRAW * 2.0 * t.threat[t.nxt] - risk
+        return p_none * self.DRAW_OPPONENT * 2.0 * t.threat[t.nxt] - risk
 
     def _p_no_counter(self, t: _Table, seat: int) -> float:
         """The chance that ``seat`` holds no ace or two: from its hand size only."""

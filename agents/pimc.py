@@ -50,7 +50,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from craits_env import CALL_BASE, DECLARE, NUM_CARDS, Game, Phase
+from craits_env import CALL_BASE, DECLARE, NUM_CARDS, Game
+from craits_env.actions import PHASE_CALL_SUIT, PHASE_DECLARE, forced_action
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
 from craits_env.public import PublicTracker, SeatView
 from craits_env.scoring import CARD_POINTS, score_ranks
@@ -72,7 +73,6 @@ MAX_ROLLOUT_DECISIONS = 1000
 
 RolloutPolicy = Callable[[Game], int]
 
-_CALL, _DECLARE = int(Phase.CALL_SUIT), int(Phase.DECLARE)
 _IS_WILD: tuple[bool, ...] = tuple(RANK_OF[c] in (Rank.EIGHT, Rank.NINE) for c in range(NUM_CARDS))
 # Rollout preference: a card's points (R8.2), 8s and 9s below every other card.
 _ROLLOUT_VALUE: tuple[int, ...] = tuple(
@@ -102,14 +102,15 @@ def greedy_rollout_action(game: Game) -> int:
     call: the legal suit with the most non-wild cards in hand. Always DECLARE.
     """
     legal = game.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
+    forced = forced_action(legal)
+    if forced is not None:
+        return forced
     phase = game.phase
-    if phase == _DECLARE:
+    if phase == PHASE_DECLARE:
         return DECLARE
-    if phase == _CALL:
+    if phase == PHASE_CALL_SUIT:
         held = [0, 0, 0, 0]
-        for c in game.hands[game.current_player]:  # type: ignore[index]
+        for c in game.hands[game.current_player]:
             if not _IS_WILD[c]:
                 held[SUIT_OF[c]] += 1
         best, most = legal[0], -1
@@ -356,8 +357,9 @@ class PIMCAgent:
         legal = legal_actions_of(observation)
         if not legal:
             raise ValueError("PIMCAgent.act: no legal action in this observation")
-        if len(legal) == 1:
-            return int(legal[0])
+        forced = forced_action(legal)
+        if forced is not None:
+            return forced
         if DECLARE in legal:  # R7.1: declaring is never worse than silence
             return DECLARE
         if not isinstance(observation, SeatView):

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from craits_env.actions import forced_action
 from craits_env.rules import Rules
 
 from .base import Observation
@@ -103,8 +104,9 @@ class PPOAgent:
     def act(self, observation: Observation) -> int:
         mask = np.asarray(observation["action_mask"])
         legal = np.flatnonzero(mask)
-        if len(legal) == 1:
-            return int(legal[0])
+        forced = forced_action(legal.tolist())
+        if forced is not None:
+            return forced
         if len(legal) == 0:
             raise ValueError("ppo: no legal action in this observation")
         obs = np.asarray(observation["observation"], np.float32)

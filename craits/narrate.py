@@ -24,7 +24,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from craits_env.actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
+from craits_env.actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    NUM_CARDS,
+    PHASE_CALL_SUIT,
+    PHASE_DECLARE,
+    STAY_SILENT,
+)
 from craits_env.cards import (
     QUEEN_OF_SPADES,
     RANK_CHARS,
@@ -39,7 +47,6 @@ from craits_env.rules import Rules
 from craits_env.scoring import GOING_OUT_BONUS, explain_hand, pressure_cost
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-_CALL, _DECLARE = int(Phase.CALL_SUIT), int(Phase.DECLARE)
 
 
 class CardText:
@@ -67,7 +74,7 @@ class _Seen:
     hands: list[list[int]]
     drawn: list[int]
     pressures: list[int]
-    pending: list[bool]
+    one_card_penalty_pending: list[bool]
     went_out: list[int]
     count: int
     king_left: int
@@ -76,7 +83,7 @@ class _Seen:
     def of(cls, g: Game) -> _Seen:
         return cls(
             g.hand_index, [list(h) for h in g.hands], list(g.drawn), list(g.shuffle_pressures),
-            list(g.idiot_pending), list(g.went_out), g.count, g.king_left,
+            list(g.one_card_penalty_pending), list(g.went_out), g.count, g.king_left,
         )  # fmt: skip
 
 
@@ -202,7 +209,7 @@ class Narrator:
         pending = resolved = self._pending
         if pending is not None:
             card, owner, ctx = pending
-            waiting = end.phase in (_CALL, _DECLARE) and (
+            waiting = end.phase in (PHASE_CALL_SUIT, PHASE_DECLARE) and (
                 ctx == "starter" or end.current_player == owner
             )
             if ended or not waiting:
@@ -222,7 +229,8 @@ class Narrator:
                     f"{pressure_cost(k)} points"
                 )
         for q in ((p + k) % n for k in range(n)):
-            paid = before.pending[q] and not end.idiot_pending[q]  # R7.1
+            owed = before.one_card_penalty_pending[q]
+            paid = owed and not end.one_card_penalty_pending[q]  # R7.1
             delta = end.drawn[q] - before.drawn[q] - own.get(q, 0) - (2 if paid else 0)
             if delta <= 0 and not paid:
                 continue
@@ -307,7 +315,7 @@ class Narrator:
                 lines.append(f"  {self.names[s]:<{width}}  {self.text.cards(hand)}")
         self._pending = (starter, game.dealer, "starter")
         extra: list[str] = []
-        if game.phase not in (_CALL, _DECLARE):
+        if game.phase not in (PHASE_CALL_SUIT, PHASE_DECLARE):
             self._pending = None
             extra += self._function(starter, game.dealer, "starter", game)
         for s in range(game.num_players):

@@ -41,7 +41,16 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from agents.arena import IllegalAction, engine_table
-from craits_env.actions import CALL_BASE, DECLARE, DRAW, NUM_CARDS, STAY_SILENT, Phase
+from craits_env.actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    NUM_CARDS,
+    PHASE_CALL_SUIT,
+    PHASE_COUNT,
+    PHASE_DECLARE,
+    STAY_SILENT,
+)
 from craits_env.cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
 from craits_env.engine import Game
 from craits_env.public import PublicGame
@@ -52,7 +61,6 @@ from craits_env.seeding import derive_seed
 from .narrate import SUIT_NAMES, CardText, Narrator
 from .terminal import Terminal
 
-_COUNT, _CALL, _DECLARE = int(Phase.COUNT), int(Phase.CALL_SUIT), int(Phase.DECLARE)
 HELP = "help"
 QUIT = "quit"
 MAX_INVALID_IN_A_ROW = 100
@@ -91,9 +99,9 @@ def parse_move(text: str, game: Game, seat: int) -> int | str:
     phase = game.phase
     if not s:
         raise MoveError(_allowed(game, seat))
-    if phase == _CALL:
+    if phase == PHASE_CALL_SUIT:
         return _parse_call(s, legal)
-    if phase == _DECLARE:
+    if phase == PHASE_DECLARE:
         if s in _DECLARE_WORDS:
             return DECLARE
         if s in _SILENT_WORDS:
@@ -136,7 +144,7 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
             raise MoveError(f"you do not hold {_card(card)}: {_allowed(game, seat)}")
     if card in legal:
         return card
-    if game.phase == _COUNT:
+    if game.phase == PHASE_COUNT:
         why = f"the count is on ({game.count}): only an ace or a two, or draw {game.count} cards"
     else:
         top = game.discard[-1]
@@ -149,9 +157,9 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
 
 def _allowed(game: Game, seat: int) -> str:
     legal = game.legal_actions()
-    if game.phase == _CALL:
+    if game.phase == PHASE_CALL_SUIT:
         return "call a suit: " + ", ".join(SUIT_CHARS[a - CALL_BASE] for a in legal)
-    if game.phase == _DECLARE:
+    if game.phase == PHASE_DECLARE:
         return 'you hold one card: type declare (or one) to declare "one card", or silent'
     hand = game.hands[seat]
     moves = [f"{_card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
@@ -188,7 +196,7 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
         notes = []
         if s in game.went_out:
             notes.append("out")
-        if game.idiot_pending[s]:
+        if game.one_card_penalty_pending[s]:
             notes.append("owes the one-card penalty")
         if game.shuffle_pressures[s]:
             notes.append(f"{game.shuffle_pressures[s]} shuffle pressure(s)")
@@ -202,21 +210,23 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
     lines.append("your hand: " + "  ".join(f"{i}:{text.card(c)}" for i, c in enumerate(hand, 1)))
     legal = game.legal_actions()
     phase = game.phase
-    if phase == _CALL:
+    if phase == PHASE_CALL_SUIT:
         moves = ", ".join(
             f"{SUIT_CHARS[a - CALL_BASE]} ({text.suit(a - CALL_BASE)})" for a in legal
         )
         lines.append(f"call a suit for your {text.card(game.discard[-1])}: {moves}")
-    elif phase == _DECLARE:
+    elif phase == PHASE_DECLARE:
         lines.append('you hold one card: declare "one card" (declare) or stay silent (silent)')
     else:
         moves_list = [f"{text.card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
         if DRAW in legal:
-            moves_list.append(f"draw {game.count} cards" if phase == _COUNT else "draw")
-        what = "the count: play an ace or a two, or take it" if phase == _COUNT else "your turn"
+            moves_list.append(f"draw {game.count} cards" if phase == PHASE_COUNT else "draw")
+        what = (
+            "the count: play an ace or a two, or take it" if phase == PHASE_COUNT else "your turn"
+        )
         if game.extra_play and game.king_left:
             what = f"king's sequence: {game.king_left} more card(s)"
-        elif game.extra_play and phase != _COUNT:
+        elif game.extra_play and phase != PHASE_COUNT:
             what = "you play again"
         lines.append(f"{what} — legal: " + ", ".join(moves_list))
     return lines
@@ -324,7 +334,7 @@ class PlaySession:
         bots = engine_table(game, seated, public=self.public, apply=self.recorder.apply,
                             on_move=self._after_bot, names=self.seats)  # fmt: skip
         while not game.is_over:
-            p: int = game.current_player  # type: ignore[assignment]
+            p = game.current_player
             if p != self.seat:
                 try:
                     bots.run()  # the bots move until the human's turn (the arena)
@@ -339,11 +349,11 @@ class PlaySession:
                     term.say(f"error: bot {self.seats[p]} (player_{p}) failed: {e}")
                     return 1
                 continue
-            legal = game.legal_actions()
-            if len(legal) == 1:
-                only = "draw" if legal[0] == DRAW else self.text.card(legal[0])
+            forced = game.forced_action()
+            if forced is not None:
+                only = "draw" if forced == DRAW else self.text.card(forced)
                 term.say(f"(your only legal move: {only})")
-                choice: int | str | None = legal[0]
+                choice: int | str | None = forced
             else:
                 term.say(*table_lines(game, self.seat, self.labels, self.text))
                 choice = self._ask()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 from .cards import CARD_STRS, NUM_CARDS, SUIT_CHARS, parse_card
@@ -24,6 +25,25 @@ class Phase(IntEnum):
 
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name.lower() for p in Phase)
+
+# The phases as plain ints, for hot paths (IntEnum comparisons are slower). ``PHASE_DECLARE``
+# is the phase; ``DECLARE`` is the action.
+PHASE_PLAY = int(Phase.PLAY)
+PHASE_COUNT = int(Phase.COUNT)
+PHASE_CALL_SUIT = int(Phase.CALL_SUIT)
+PHASE_DECLARE = int(Phase.DECLARE)
+PHASE_GAME_OVER = int(Phase.GAME_OVER)
+
+NO_PLAYER = -1
+"""``Game.current_player`` once the game is over (``snapshot()["current_player"]`` is ``None``)."""
+
+
+def forced_action(legal: Sequence[int]) -> int | None:
+    """The only action of a decision without a choice (it is still asked, R3.6), else ``None``.
+
+    ``legal`` is the decision's legal action ids; ``None`` also when there are none.
+    """
+    return legal[0] if len(legal) == 1 else None
 
 
 def action_str(action: int) -> str:

@@ -17,11 +17,9 @@ import sys
 import time
 from typing import Any
 
-from .actions import Phase
+from .actions import PHASE_GAME_OVER
 from .engine import Game
 from .rules import Rules
-
-_OVER = int(Phase.GAME_OVER)
 
 
 def bench_engine(
@@ -36,7 +34,7 @@ def bench_engine(
     while True:
         g = Game(num_players, rules, seed=seed + games)
         legal_actions, apply, randrange = g.legal_actions, g.apply, policy.randrange
-        while g.phase != _OVER:
+        while g.phase != PHASE_GAME_OVER:
             legal = legal_actions()
             apply(legal[randrange(len(legal))])
             decisions += 1

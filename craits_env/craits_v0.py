@@ -26,8 +26,9 @@ module's docstring and in the README (a test keeps all three equal). It holds
 only what the agent may know (R11). ``action_mask`` is exactly the engine's
 legal set for the agent to act, all zeros for every other agent.
 
-**Rewards** (``reward=``), given when a hand ends (or the game, for ``"win"``)
-and accumulated by PettingZoo's ``last()`` until the agent acts:
+**Rewards** (``reward=``, defined in :mod:`craits_env.rewards`), given when a
+hand ends (or the game, for ``"win"``) and accumulated by PettingZoo's ``last()``
+until the agent acts:
 
 - ``"relative"`` (default): (mean of the opponents' hand points − own hand
   points) / 100 — zero-sum;
@@ -59,8 +60,7 @@ Version history: v0 — first release.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -69,46 +69,19 @@ from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS
 from .engine import Game
-from .observation import ObservationEncoder
+from .observation import ObservationEncoder, legal_mask
 from .public import PublicGame, SeatView
 from .render import render_table
+
+# REWARD_MODES, RewardMode, hand_rewards and win_rewards are also importable from here.
+from .rewards import REWARD_MODES as REWARD_MODES
+from .rewards import RewardMode as RewardMode
+from .rewards import check_reward_mode, game_rewards, hand_rewards
+from .rewards import win_rewards as win_rewards
 from .rules import Rules, check_num_players
 from .wrappers import wrap_classic
 
-RewardMode = Literal["relative", "score", "win"]
-REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
 RENDER_MODES = ["human", "ansi"]
-_OVER = 4
-_MASK_CACHE = 4096  # masks of recently seen legal sets, copied per observation
-
-
-def hand_rewards(points: Sequence[int], mode: str) -> list[float]:
-    """Every seat's reward for one finished hand (``points``: per seat, penalties included).
-
-    ``"relative"``: (mean of the opponents' points − own points) / 100; ``"score"``:
-    −own points / 100; ``"win"`` pays nothing per hand (see :func:`win_rewards`).
-    The trainer (:mod:`training.selfplay`) pays the same rewards.
-    """
-    n = len(points)
-    if mode == "relative":
-        total = sum(points)
-        return [((total - own) / (n - 1) - own) / 100 for own in points]
-    if mode == "score":
-        return [-own / 100 for own in points]
-    return [0.0] * n
-
-
-def win_rewards(game: Game) -> list[float]:
-    """Every seat's ``"win"`` reward at the end of ``game``: the winners share +1, the others −1.
-
-    All zero when every seat ties.
-    """
-    n = game.num_players
-    winners = set(game.winners())
-    n_win = len(winners)
-    if n_win == n:
-        return [0.0] * n
-    return [1.0 / n_win if s in winners else -1.0 / (n - n_win) for s in range(n)]
 
 
 class ActionSpace(spaces.Discrete):
@@ -160,9 +133,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode: got {render_mode!r}, allowed None, 'human', 'ansi'")
-        if reward not in REWARD_MODES:
-            allowed = ", ".join(map(repr, REWARD_MODES))
-            raise ValueError(f"reward: got {reward!r}, allowed {allowed}")
+        check_reward_mode(reward)
         if not isinstance(auto_forced, bool):
             raise ValueError(f"auto_forced: got {auto_forced!r}, allowed True or False")
         if max_steps is not None and (
@@ -194,7 +165,6 @@ class raw_env(AECEnv, EzPickle):
         self.public: PublicGame | None = None
         self._rng: np.random.Generator | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     # ----------------------------------------------------------------- spaces
 
@@ -261,11 +231,8 @@ class raw_env(AECEnv, EzPickle):
     def _apply_forced(self) -> None:
         game = self.game
         assert game is not None
-        while game.phase != _OVER:
-            legal = game.legal_actions()
-            if len(legal) != 1:
-                break
-            self._apply(legal[0])
+        while (action := game.forced_action()) is not None:
+            self._apply(action)
 
     def _apply(self, action: int) -> None:
         if self.public is not None:
@@ -287,15 +254,16 @@ class raw_env(AECEnv, EzPickle):
                 ):
                     rewards[a] += r
         self._hands_rewarded = len(finished)
-        if game.phase == _OVER:
-            if self.reward_mode == "win":
-                for a, r in zip(self.possible_agents, win_rewards(game), strict=True):
-                    rewards[a] += r
+        if game.is_over:
+            for a, r in zip(
+                self.possible_agents, game_rewards(game, self.reward_mode), strict=True
+            ):
+                rewards[a] += r  # the "win" rewards; zeros in the other modes
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.max_steps is not None and self._steps >= self.max_steps:
             self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = rewards
-        if game.current_player is not None:
+        if not game.is_over:
             self.agent_selection = self.possible_agents[game.current_player]
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
@@ -315,18 +283,8 @@ class raw_env(AECEnv, EzPickle):
         if game is None:
             raise ValueError("observe() before reset()")
         seat = self._seat_of[agent]
-        if game.current_player == seat and game.phase != _OVER:
-            legal = game.legal_actions()
-            template = self._masks.get(legal)
-            if template is None:
-                if len(self._masks) >= _MASK_CACHE:
-                    self._masks.clear()
-                template = self._masks[legal] = np.zeros(NUM_ACTIONS, np.int8)
-                template[list(legal)] = 1
-            mask = template.copy()
-        else:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-        obs = {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+        legal = game.legal_actions() if game.current_player == seat else ()
+        obs = {"observation": self.encoder.encode(game, seat), "action_mask": legal_mask(legal)}
         self._obs_cache[agent] = obs
         return obs
 

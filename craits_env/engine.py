@@ -19,11 +19,25 @@ from __future__ import annotations
 import operator
 from bisect import insort
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from .actions import CALL_BASE, DECLARE, DRAW, PHASE_NAMES, STAY_SILENT, Phase, action_str
+from .actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    NO_PLAYER,
+    PHASE_CALL_SUIT,
+    PHASE_COUNT,
+    PHASE_DECLARE,
+    PHASE_GAME_OVER,
+    PHASE_NAMES,
+    PHASE_PLAY,
+    STAY_SILENT,
+    action_str,
+    forced_action,
+)
 from .cards import (
     CARD_STRS,
     NUM_CARDS,
@@ -41,7 +55,6 @@ from .rules import Rules, check_num_players
 from .scoring import GOING_OUT_BONUS, PRESSURE_BASE, score_ranks
 
 # Plain ints on the hot path (IntEnum comparisons are slower).
-_PLAY, _COUNT, _CALL, _DECLARE, _OVER = (int(p) for p in Phase)
 _A, _TWO, _FOUR, _FIVE, _SIX, _SEVEN, _EIGHT, _NINE, _TEN, _JACK, _KING = (
     int(r)
     for r in (
@@ -77,6 +90,9 @@ class _HandOver(Exception):
     """Raised inside ``apply`` when the hand has been scored; caught there."""
 
 
+_RENAMED_SLOTS = {"idiot_pending": "one_card_penalty_pending"}  # pickles of earlier versions
+
+
 class Game:
     """One game of Craits: the schedule of hands, from the first deal to the final scores.
 
@@ -101,7 +117,8 @@ class Game:
 
     The public attributes (``hands``, ``discard``, ``scores`` …) are read-only
     views of the state; use :meth:`apply` to change it and :meth:`clone` to
-    branch it.
+    branch it. ``current_player`` is always a seat number, :data:`NO_PLAYER`
+    once the game is over (``snapshot()["current_player"]`` is then ``None``).
     """
 
     __slots__ = (
@@ -134,10 +151,10 @@ class Game:
         "hand_index",
         "hand_points",
         "hands",
-        "idiot_pending",
         "jack_run",
         "king_left",
         "num_players",
+        "one_card_penalty_pending",
         "phase",
         "rules",
         "scores",
@@ -150,7 +167,7 @@ class Game:
     dealer: int
     first_dealer: int
     direction: int
-    current_player: int | None  # None when the game is over
+    current_player: int  # NO_PLAYER when the game is over
     phase: int  # a Phase value
     hands: list[list[int]]
     discard: list[int]
@@ -159,7 +176,7 @@ class Game:
     jack_run: int
     king_left: int
     extra_play: bool
-    idiot_pending: list[bool]
+    one_card_penalty_pending: list[bool]  # per seat: owes the one-card penalty (R7.1)
     scores: list[int]
     shuffle_pressures: list[int]
     hand_points: list[tuple[int, ...]]
@@ -252,7 +269,12 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase == _OVER
+        return self.phase == PHASE_GAME_OVER
+
+    @property
+    def deck(self) -> list[int]:
+        """The cards of the deck in play, ascending, with repeats for two decks (do not mutate)."""
+        return deck_cards(*self._deck_key)
 
     @property
     def top(self) -> int:
@@ -281,19 +303,19 @@ class Game:
             return legal
         phase = self.phase
         p = self.current_player
-        if phase == _PLAY:
-            hand = self.hands[p]  # type: ignore[index]  # not None before the game is over
+        if phase == PHASE_PLAY:
+            hand = self.hands[p]
             table = _PLAYABLE[self.active_suit * NUM_RANKS + RANK_OF[self.discard[-1]]]
             acts = [c for c in hand if table[c]]
-        elif phase == _COUNT:
-            hand = self.hands[p]  # type: ignore[index]
+        elif phase == PHASE_COUNT:
+            hand = self.hands[p]
             acts = [c for c in hand if _COUNTABLE[c]]
-        elif phase == _CALL:
+        elif phase == PHASE_CALL_SUIT:
             card = self._pend_card
             legal = _NINE_CALLS[SUIT_OF[card]] if RANK_OF[card] == _NINE else _ALL_CALLS
             self._legal = legal
             return legal
-        elif phase == _DECLARE:
+        elif phase == PHASE_DECLARE:
             self._legal = _DECLARE_ACTIONS
             return _DECLARE_ACTIONS
         else:
@@ -305,6 +327,11 @@ class Game:
             acts.append(DRAW)
         legal = self._legal = tuple(acts)
         return legal
+
+    def forced_action(self) -> int | None:
+        """The only legal action when the current decision has no choice, else ``None``
+        (also once the game is over). Such a decision is still asked and counted (R3.6)."""
+        return forced_action(self.legal_actions())
 
     def winners(self) -> list[int]:
         """Seats with the lowest total (R8.6); meaningful when the game is over."""
@@ -326,22 +353,22 @@ class Game:
             self._reject(action, legal)
             action = operator.index(action)
         self._legal = None
-        p: int = self.current_player  # type: ignore[assignment]  # legal, so not over
+        p = self.current_player
         phase = self.phase
         try:
-            if phase == _PLAY:
+            if phase == PHASE_PLAY:
                 if action == DRAW:
                     self._draw(p, 1)  # R3.3; ends a 6's extra play or a king's sequence
                     self.king_left = 0
                     self._begin_turn(self._next(p))
                 else:
                     self._play(p, action)
-            elif phase == _COUNT:
+            elif phase == PHASE_COUNT:
                 if action == DRAW:
                     self._take_count(p)
                 else:
                     self._play_in_count(p, action)
-            elif phase == _CALL:
+            elif phase == PHASE_CALL_SUIT:
                 self.active_suit = action - CALL_BASE  # R3.2
                 self._after_call(p)
             else:
@@ -364,7 +391,7 @@ class Game:
             value = None
         if value is not None and value in legal:
             return
-        if self.phase == _OVER:
+        if self.phase == PHASE_GAME_OVER:
             raise ValueError(f"illegal action {action!r}: the game is over")
         name = action_str(value) if value is not None else "not an integer action id"
         allowed = ", ".join(f"{a} ({action_str(a)})" for a in legal)
@@ -390,7 +417,7 @@ class Game:
             self._pend_ctx = _CTX_NORMAL
         self._pend_card = card
         if rank in (_EIGHT, _NINE):  # R3.4: the suit call comes first
-            self.phase = _CALL
+            self.phase = PHASE_CALL_SUIT
         else:
             self._after_call(p)
 
@@ -410,14 +437,14 @@ class Game:
         if len(self.hands[p]) == 1 and self._pend_ctx != _CTX_STARTER:
             mode = self.rules.one_card
             if mode == "declare":
-                self.phase = _DECLARE
+                self.phase = PHASE_DECLARE
                 return
         self._resolve(p)
 
     def _declared(self, p: int, declared: bool) -> None:
         if not declared:  # R7.1 "idiot!"
             if self.rules.idiot_penalty == "forfeit":
-                self.idiot_pending[p] = True
+                self.one_card_penalty_pending[p] = True
             else:
                 self._draw(p, 1)  # R7.2 draw_one: at once, before the function
         if self._deal_declarers:  # R7.3: declarations right after the deal
@@ -504,12 +531,12 @@ class Game:
     def _same_turn(self, p: int) -> None:
         """Another play in the same turn (a 6, a king's sequence): not a new turn (R7.1)."""
         self.current_player = p
-        self.phase = _PLAY
+        self.phase = PHASE_PLAY
         self.extra_play = True
 
     def _begin_turn(self, q: int) -> None:
         """Player ``q`` starts a new turn; a pending one-card penalty is paid instead (R7.1)."""
-        pending = self.idiot_pending
+        pending = self.one_card_penalty_pending
         while pending[q]:
             pending[q] = False
             self._draw(q, 2)
@@ -518,7 +545,7 @@ class Game:
                 while not self.hands[q]:
                     q = self._next(q)
         self.current_player = q
-        self.phase = _COUNT if self.count else _PLAY
+        self.phase = PHASE_COUNT if self.count else PHASE_PLAY
         self.extra_play = False
 
     def _next(self, p: int) -> int:
@@ -578,14 +605,14 @@ class Game:
                 return
             except _HandOver:
                 continue
-        self.phase = _OVER
-        self.current_player = None
+        self.phase = PHASE_GAME_OVER
+        self.current_player = NO_PLAYER
         self._legal = ()
 
     def _start_hand(self) -> None:
         """R2.3 the deal, R7.3 declarations on the deal, R2.5 the starter."""
         n, h, d, direction = self.num_players, self.hand_size, self.dealer, self.direction
-        deck = deck_cards(*self._deck_key)
+        deck = self.deck
         idx = self.hand_index
         if idx < len(self._script_deals):
             order = self._script_deals[idx]
@@ -617,7 +644,7 @@ class Game:
         self.king_left = 0
         self.extra_play = False
         self.went_out = []
-        self.idiot_pending = [False] * n
+        self.one_card_penalty_pending = [False] * n
         self._hand_penalties = [0] * n
         self.drawn = [0] * n
         self.hand_decisions = 0
@@ -629,7 +656,7 @@ class Game:
             # A stack: the last seat to declare (the dealer) at the bottom.
             self._deal_declarers = [(d + direction * k) % n for k in range(n, 0, -1)]
             self.current_player = self._deal_declarers[-1]
-            self.phase = _DECLARE
+            self.phase = PHASE_DECLARE
             return
         self._deal_declarers = []
         self._apply_starter()
@@ -641,12 +668,12 @@ class Game:
         self._pend_card = starter = self.discard[-1]
         self._pend_ctx = _CTX_STARTER
         if RANK_OF[starter] in (_EIGHT, _NINE):
-            self.phase = _CALL
+            self.phase = PHASE_CALL_SUIT
             self.extra_play = True
             return
         self._resolve(d)
 
-    def _end_hand(self) -> None:
+    def _end_hand(self) -> NoReturn:
         """Score the hand (R8), move the deal (R2.4), and raise :class:`_HandOver`."""
         rules = self.rules
         out_points = GOING_OUT_BONUS if rules.going_out_bonus else 0
@@ -666,7 +693,7 @@ class Game:
         else:
             self.dealer = (self.dealer + 1) % self.num_players
             self.direction = 1
-        self.phase = _OVER
+        self.phase = PHASE_GAME_OVER
         self._legal = ()
         raise _HandOver
 
@@ -688,6 +715,16 @@ class Game:
         return rng
 
     # ------------------------------------------------------------------ cloning
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickling (a training checkpoint's games in flight), older pickles included: the
+        penalty flag's earlier name and a ``None`` current player at the end map to today's."""
+        _, slots = state if isinstance(state, tuple) else (None, state)
+        for name, value in (slots or {}).items():
+            name = _RENAMED_SLOTS.get(name, name)
+            if name == "current_player" and value is None:
+                value = NO_PLAYER
+            object.__setattr__(self, name, value)
 
     def clone(self, rng: np.random.Generator | None = None) -> Game:
         """An independent copy of the whole state.
@@ -713,7 +750,7 @@ class Game:
         g.jack_run = self.jack_run
         g.king_left = self.king_left
         g.extra_play = self.extra_play
-        g.idiot_pending = self.idiot_pending[:]
+        g.one_card_penalty_pending = self.one_card_penalty_pending[:]
         g.scores = self.scores[:]
         g.shuffle_pressures = self.shuffle_pressures[:]
         g.hand_points = self.hand_points[:]
@@ -790,7 +827,7 @@ class Game:
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state (every hand: god's view), JSON-serialisable (docs/interface.md)."""
-        over = self.phase == _OVER
+        over = self.phase == PHASE_GAME_OVER
 
         def strs(cards: Iterable[int]) -> list[str]:
             return [CARD_STRS[c] for c in cards]
@@ -821,7 +858,7 @@ class Game:
             "extra_play": self.extra_play,
             "king_cards_left": self.king_left,
             "jack_run": self.jack_run,
-            "one_card_penalty_pending": list(self.idiot_pending),
+            "one_card_penalty_pending": list(self.one_card_penalty_pending),
             "hand_decisions": self.hand_decisions,
             "drawn": list(self.drawn),
             "winners": self.winners() if over else None,
@@ -840,7 +877,8 @@ class Game:
         return deals, reshuffles
 
     def __repr__(self) -> str:
+        player = None if self.phase == PHASE_GAME_OVER else self.current_player
         return (
             f"Game(num_players={self.num_players}, hand {self.hand_index}, "
-            f"phase={PHASE_NAMES[self.phase]}, current_player={self.current_player})"
+            f"phase={PHASE_NAMES[self.phase]}, current_player={player})"
         )

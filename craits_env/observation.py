@@ -38,14 +38,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import NUM_ACTIONS, Phase
+from .actions import NUM_ACTIONS, PHASE_GAME_OVER
+from .deck import deck_cards
 from .engine import Game
 from .rules import Rules
 
 SCORE_CLIP = 50.0
 OWN_FEATURES = 5
 OPPONENT_FEATURES = 5
-_DECISION_PHASES = 4  # play, count, call_suit, declare
+_DECISION_PHASES = PHASE_GAME_OVER  # play, count, call_suit, declare: the phases before it
+_MASK_CACHE = 4096  # masks of recently seen legal sets
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def scale_score(x: int) -> float:
@@ -140,8 +143,7 @@ class ObservationEncoder:
         self.size = start
         self.low = np.array(low, np.float32)
         self.high = np.array(high, np.float32)
-        decks = rules.decks_for(num_players)
-        self._deck_size = (44 if rules.remove_kings_queens else 52) * decks
+        self._deck_size = len(deck_cards(rules.decks_for(num_players), rules.remove_kings_queens))
         self._offsets = {name: s.start for name, s in self.slices.items()}
         sl = self.slices
         self._block_a = slice(sl["extra_play"].start, sl["opponents"].stop)
@@ -179,7 +181,7 @@ class ObservationEncoder:
         out = np.bincount(hits, minlength=self.size).astype(np.float32)
         hands = game.hands
         pressures = game.shuffle_pressures
-        pending = game.idiot_pending
+        pending = game.one_card_penalty_pending
         went_out = game.went_out
         scaled = self._scaled_scores(game.scores, seat)
         block = [
@@ -223,9 +225,23 @@ class ObservationEncoder:
         return cached
 
 
-def action_mask(game: Game, seat: int) -> np.ndarray:
-    """int8 mask of the 59 actions: the engine's legal set if ``seat`` is to act, else zeros."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    if game.current_player == seat and game.phase != Phase.GAME_OVER:
-        mask[list(game.legal_actions())] = 1
-    return mask
+def legal_mask(legal: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+    """The action mask of ``legal``: 1 for each legal action id, 0 elsewhere (int8, 59).
+
+    Returns a new array, or fills ``out`` (any array of 59: a row of a preallocated
+    batch, ``bool`` or ``int8``) and returns it. The masks of recently seen legal sets
+    are kept, so a mask costs one copy. A seat not to act gets ``legal_mask(())``: all zeros.
+    """
+    template = _MASKS.get(legal)
+    if template is None:
+        if len(_MASKS) >= _MASK_CACHE:
+            _MASKS.clear()
+        template = np.zeros(NUM_ACTIONS, np.int8)
+        if legal:
+            template[list(legal)] = 1
+        template.flags.writeable = False
+        _MASKS[legal] = template
+    if out is None:
+        return template.copy()
+    out[...] = template
+    return out

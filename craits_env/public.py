@@ -17,13 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .actions import DRAW, NUM_ACTIONS, Phase
+from .actions import DRAW, PHASE_COUNT, PHASE_PLAY
 from .cards import NUM_CARDS
-from .deck import deck_cards
 from .engine import Game
-from .observation import ObservationEncoder
+from .observation import ObservationEncoder, legal_mask
 
-_PLAY, _COUNT = int(Phase.PLAY), int(Phase.COUNT)
 _OBS_KEYS = ("observation", "action_mask")
 
 
@@ -57,7 +55,7 @@ class PublicTracker:
 
     def apply(self, game: Game, action: int) -> None:
         """Apply ``action`` to ``game`` and record what it showed publicly."""
-        p: int = game.current_player  # type: ignore[assignment]
+        p = game.current_player
         phase = game.phase
         suit = game.active_suit
         base = game.drawn[p]  # draws from here on are unknown cards
@@ -68,10 +66,10 @@ class PublicTracker:
         if action < NUM_CARDS:
             self.played[p].append(action)
         elif action == DRAW and not game.rules.voluntary_draw:
-            if phase == _PLAY:  # no card of the active suit, no 8 or 9 (R3.1)
+            if phase == PHASE_PLAY:  # no card of the active suit, no 8 or 9 (R3.1)
                 self._void_base[p][suit] = base
                 self._no_wild_base[p] = base
-            elif phase == _COUNT:  # no ace or two (R5.3)
+            elif phase == PHASE_COUNT:  # no ace or two (R5.3)
                 self._no_count_base[p] = base
 
     def void_draws(self, seat: int, suit: int) -> int | None:
@@ -137,12 +135,9 @@ class SeatView(Mapping[str, np.ndarray]):
         g = self._game
         stamp = (g.hand_index, g.hand_decisions, id(g.discard))
         if self._obs is None or self._obs_key != stamp:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            if g.current_player == self.seat and not g.is_over:
-                mask[list(g.legal_actions())] = 1
             self._obs = {
                 "observation": self._public.encoder.encode(g, self.seat),
-                "action_mask": mask,
+                "action_mask": legal_mask(self.legal_actions),
             }
             self._obs_key = stamp
         return self._obs[key]
@@ -181,7 +176,8 @@ class SeatView(Mapping[str, np.ndarray]):
         return self._game.phase
 
     @property
-    def current_player(self) -> int | None:
+    def current_player(self) -> int:
+        """The seat to act; ``NO_PLAYER`` once the game is over."""
         return self._game.current_player
 
     @property
@@ -229,8 +225,9 @@ class SeatView(Mapping[str, np.ndarray]):
         return list(self._game.shuffle_pressures)
 
     @property
-    def penalty_pending(self) -> list[bool]:
-        return list(self._game.idiot_pending)
+    def one_card_penalty_pending(self) -> list[bool]:
+        """Per seat: owes the one-card penalty (R7.1), paid at its next turn."""
+        return list(self._game.one_card_penalty_pending)
 
     @property
     def went_out(self) -> list[int]:
@@ -268,8 +265,7 @@ class SeatView(Mapping[str, np.ndarray]):
         (they are in the other hands or the stock), ascending with repeats for two decks."""
         g = self._game
         counts = [0] * NUM_CARDS
-        decks, remove_kq = g._deck_key
-        for c in deck_cards(decks, remove_kq):
+        for c in g.deck:
             counts[c] += 1
         for c in g.hands[self.seat]:
             counts[c] -= 1

@@ -152,7 +152,7 @@ class GameRecorder:
         game = self.game
         hand, player = game.hand_index, game.current_player
         self._apply(action)
-        self.decisions.append((hand, player, int(action)))  # type: ignore[arg-type]
+        self.decisions.append((hand, player, int(action)))
 
     def record(self) -> dict[str, Any]:
         """The record of the game so far (finished or not)."""

@@ -33,7 +33,7 @@ def render_table(game: Game, names: list[str] | None = None) -> str:
         extra = []
         if s in game.went_out:
             extra.append("out")
-        if game.idiot_pending[s]:
+        if game.one_card_penalty_pending[s]:
             extra.append("owes one-card penalty")
         lines.append(
             f"{marker} {names[s]:<{width}}  {len(game.hands[s]):>2} cards  "
@@ -44,7 +44,6 @@ def render_table(game: Game, names: list[str] | None = None) -> str:
         lines.append(f"game over — winner(s): {winners}")
         return "\n".join(lines)
     p = game.current_player
-    assert p is not None  # the game is not over
     hand = " ".join(pretty(c) for c in game.hands[p]) or "(no cards)"
     lines.append(f"{names[p]} to {PHASE_NAMES[game.phase].replace('_', ' ')}: {hand}")
     if game.phase != Phase.PLAY or len(game.legal_actions()) <= 12:

@@ -73,7 +73,7 @@ def speed(spec: str, seconds: float, n: int = 4, rules: Rules | None = None) -> 
         for s, bot in enumerate(bots):
             bot.reset(games * n + s)
         while not g.is_over:
-            p: int = g.current_player  # type: ignore[assignment]
+            p = g.current_player
             t0 = clock()
             action = bots[p].act(views[p])
             acting += clock() - t0

@@ -49,7 +49,6 @@ def call(suit: str) -> int:
 def decide(spec: str, pg: PublicGame) -> int:
     """What ``spec`` plays for the current player of ``pg``."""
     seat = pg.game.current_player
-    assert seat is not None
     return make_agent(spec, 0).act(pg.view(seat))
 
 
@@ -79,7 +78,7 @@ def test_import_registers_the_ladder() -> None:
 
 def test_bots_need_the_seat_view() -> None:
     g = Game(4, seed=0)
-    obs = PublicGame(g).view(g.current_player)  # type: ignore[arg-type]
+    obs = PublicGame(g).view(g.current_player)
     for spec in BOTS:
         with pytest.raises(TypeError, match="SeatView"):
             make_agent(spec).act(
@@ -253,7 +252,6 @@ def test_decisions_use_only_what_the_seat_may_know() -> None:
         pg = PublicGame(g)
         while not g.is_over:
             seat = g.current_player
-            assert seat is not None
             other = PublicGame(hide(g, seat, rng))
             other.tracker = copy.copy(pg.tracker)
             other.tracker._game = other.game  # same public record, other hidden cards

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craits_env import NUM_ACTIONS, Game, Rules
+from craits_env import NO_PLAYER, NUM_ACTIONS, Game, Phase, Rules
 from craits_env.cards import make_deck
 
 OPTION_CHOICES = {
@@ -91,7 +91,7 @@ def play_checked(g: Game, r: random.Random, check_all_every: int = 0) -> int:
         assert steps < 200_000, "game does not end"
     assert len(g.hand_points) == len(g.rules.hand_sizes)
     assert g.legal_actions() == ()
-    assert g.current_player is None or g.phase == 4
+    assert g.current_player == NO_PLAYER and g.phase == Phase.GAME_OVER
     return steps
 
 

@@ -47,7 +47,6 @@ def searched_positions(
     found = 0
     while not game.is_over and found < limit:
         seat = game.current_player
-        assert seat is not None
         legal = game.legal_actions()
         if len(legal) > 1 and game.phase != Phase.DECLARE:
             found += 1
@@ -161,7 +160,6 @@ def test_only_legal_actions(n: int, options: dict[str, Any]) -> None:
         bot = PIMCAgent(6, seed=seed)
         while not game.is_over:
             seat = game.current_player
-            assert seat is not None
             legal = game.legal_actions()
             if seat == seed % n:
                 action = bot.act(pub.view(seat))

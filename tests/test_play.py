@@ -27,7 +27,7 @@ from craits.play import (
     parse_move,
 )
 from craits.terminal import Terminal
-from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Rules, card_str, score_hand
+from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Phase, Rules, card_str, score_hand
 from craits_env.cards import make_deck
 from craits_env.engine import Game
 from craits_env.records import GameRecorder, read_records, replay
@@ -149,7 +149,7 @@ def test_narration_over_random_games_and_options() -> None:
             legal, p = game.legal_actions(), game.current_player
             action = legal[r.randrange(len(legal))]
             recorder.apply(action)
-            told = narrator.after(game, p, action)  # type: ignore[arg-type]
+            told = narrator.after(game, p, action)
             assert told[0].startswith("you " if p == viewer else f"player_{p} ")
             lines += told
         assert sum(" is over: " in line for line in lines) == len(rules.hand_sizes)
@@ -380,7 +380,7 @@ class _Faulty(RandomAgent):
     name = "faulty"
 
     def act(self, observation):  # type: ignore[no-untyped-def]
-        return 58 if observation.phase != 3 else 0  # never legal in that phase
+        return 58 if observation.phase != Phase.DECLARE else 0  # never legal in that phase
 
 
 register("test-play-faulty", lambda arg, seed: _Faulty(seed))

@@ -37,12 +37,11 @@ def test_seat_view_depends_only_on_what_the_seat_may_know() -> None:
     g = Game(4, Rules(face_cards=True), seed=3)
     pub = PublicGame(g)
     public_attrs = ["hand", "legal_actions", "phase", "top", "active_suit", "count", "direction",
-                    "dealer", "hand_sizes", "scores", "shuffle_pressures", "penalty_pending",
-                    "went_out", "discard", "stock_size", "hand_index", "jack_run",
-                    "king_cards_left", "extra_play"]  # fmt: skip
+                    "dealer", "hand_sizes", "scores", "shuffle_pressures",
+                    "one_card_penalty_pending", "went_out", "discard", "stock_size", "hand_index",
+                    "jack_run", "king_cards_left", "extra_play"]  # fmt: skip
     for _ in range(300):
         seat = g.current_player
-        assert seat is not None
         other = PublicGame(hide(g, seat, rng))
         a, b = pub.view(seat), other.view(seat)
         for name in public_attrs:

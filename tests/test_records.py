@@ -19,7 +19,7 @@ from agents.tournament import (
     run_games,
 )
 from craits.tournament import run_tournament
-from craits_env import Game, Rules
+from craits_env import Game, Phase, Rules
 from craits_env.records import (
     FORMAT,
     VERSION,
@@ -90,7 +90,7 @@ def test_recorder_refuses_a_game_without_deck_orders_and_skips_illegal_actions()
     game = Game(2, seed=0, record=True)
     recorder = GameRecorder(game, ["random", "random"])
     with pytest.raises(ValueError, match="illegal action"):
-        recorder.apply(58 if game.phase != 3 else 0)
+        recorder.apply(58 if game.phase != Phase.DECLARE else 0)
     assert recorder.decisions == []
 
 

@@ -25,7 +25,7 @@ from agents.tournament import (
     seats_of,
 )
 from craits.tournament import run_tournament
-from craits_env import Rules
+from craits_env import Phase, Rules
 
 SHORT = Rules(hand_sizes=(4, 2, 1))
 
@@ -34,7 +34,7 @@ class _Illegal(RandomAgent):
     name = "illegal"
 
     def act(self, observation):  # type: ignore[no-untyped-def]
-        return 58 if observation.phase != 3 else 0  # never legal in that phase
+        return 58 if observation.phase != Phase.DECLARE else 0  # never legal in that phase
 
 
 register("test-illegal", lambda arg, seed: _Illegal(seed))

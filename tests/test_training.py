@@ -482,3 +482,18 @@ def test_numpy_policy_matches_the_network() -> None:
         fn = net.numpy_policy()
         for i in range(5):
             np.testing.assert_allclose(fn(obs[i].numpy()), logits[i].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_checkpoint_of_an_earlier_version_resumes() -> None:
+    """The committed checkpoint (written before the engine's penalty flag was renamed and
+    current_player got its sentinel) still loads its games in flight and plays on."""
+    from training.learner import Learner
+
+    path = Path(__file__).resolve().parent.parent / "experiments/results/training/final.pt"
+    data = load_checkpoint(path)
+    config = TrainConfig.from_dict({**data["config"], "batch_size": 256, "num_minibatches": 2})
+    learner = Learner(config, torch.device("cpu"), "resumed")
+    learner.load_state(data, str(path))
+    before = learner.global_step
+    batch, stats = learner.collect()
+    assert learner.global_step > before and len(batch) >= 256 and stats.transitions >= 256

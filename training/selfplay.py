@@ -18,7 +18,7 @@ pass. Every seat played by the current network and trained (the learner, and
 "self" seats with ``train_self_seats``) is a *stream* of transitions.
 
 **Rewards.** When a hand ends, each trained seat's reward for it (the
-environment's reward mode, :func:`craits_env.craits_v0.hand_rewards`) is added
+environment's reward mode, :func:`craits_env.rewards.hand_rewards`) is added
 to that seat's most recent transition in the game — the reward that follows
 its action, as PettingZoo's ``last()`` pays it. A reward that arrives before a
 seat's first non-forced decision of the game follows no action of the policy
@@ -46,11 +46,11 @@ import torch
 from agents.base import Agent
 from agents.network import PolicyNet
 from agents.specs import make_agent
-from craits_env.actions import NUM_ACTIONS, Phase
-from craits_env.craits_v0 import hand_rewards, win_rewards
+from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.engine import Game
-from craits_env.observation import ObservationEncoder
+from craits_env.observation import ObservationEncoder, legal_mask
 from craits_env.public import PublicGame
+from craits_env.rewards import game_rewards, hand_rewards
 from craits_env.seeding import draw_seed
 
 from .config import TrainConfig
@@ -59,7 +59,6 @@ from .ppo import MaskedCategorical, gae_linked
 
 LEARNER = "learner"
 CURRENT = "current"  # the group of seats the current network plays (learner and "self")
-_OVER = int(Phase.GAME_OVER)
 
 
 @dataclass
@@ -157,7 +156,6 @@ class SelfPlayRollout:
         self.buffer = TransitionBuffer(capacity, self.obs_size)
         self._obs = np.zeros((games, self.obs_size), np.float32)
         self._masks = np.zeros((games, NUM_ACTIONS), bool)
-        self._mask_rows: dict[tuple[int, ...], np.ndarray] = {}
         self.stats = RolloutStats()
         self.slots = [self._new_slot() for _ in range(games)]
 
@@ -223,9 +221,9 @@ class SelfPlayRollout:
                 if last >= 0:
                     buf.rewards[last] += rewards[s]
         slot.hands_rewarded = len(game.hand_points)
-        if game.phase != _OVER:
+        if not game.is_over:
             return
-        final = win_rewards(game) if mode == "win" else [0.0] * self.n
+        final = game_rewards(game, mode)
         winners = game.winners()
         stats.learner_wins.append(1 / len(winners) if slot.learner in winners else 0.0)
         stats.learner_scores.append(game.scores[slot.learner])
@@ -241,14 +239,14 @@ class SelfPlayRollout:
         apply = self._apply
         while True:
             game = slot.public.game
-            if game.phase == _OVER:
+            if game.phase == PHASE_GAME_OVER:
                 self._new_game(slot)
                 game = slot.public.game
-            p: int = game.current_player  # type: ignore[assignment]
-            legal = game.legal_actions()
-            if len(legal) == 1:
-                apply(slot, legal[0])
+            forced = game.forced_action()
+            if forced is not None:
+                apply(slot, forced)
                 continue
+            p = game.current_player
             bot = slot.bots[p]
             if bot is not None:
                 apply(slot, bot.act(slot.public.views[p]))
@@ -290,21 +288,13 @@ class SelfPlayRollout:
         t0 = time.perf_counter()
         k = len(slots)
         obs, masks = self._obs[:k], self._masks[:k]
-        rows = self._mask_rows
         seats = []
         for r, slot in enumerate(slots):
             game = slot.public.game
-            p: int = game.current_player  # type: ignore[assignment]
+            p = game.current_player
             seats.append(p)
             obs[r] = slot.encoder.encode(game, p)
-            legal = game.legal_actions()
-            row = rows.get(legal)
-            if row is None:
-                if len(rows) > 4096:
-                    rows.clear()
-                row = rows[legal] = np.zeros(NUM_ACTIONS, bool)
-                row[list(legal)] = True
-            masks[r] = row
+            legal_mask(game.legal_actions(), masks[r])
         t1 = time.perf_counter()
         with torch.inference_mode():
             logits, values = net(torch.from_numpy(obs))

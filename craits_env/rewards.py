@@ -1,0 +1,64 @@
+"""The reward definitions: what a seat is paid for a hand and for the game.
+
+The environment (:mod:`craits_env.craits_v0`, ``reward=``) and the trainer's
+self-play (:mod:`training.selfplay`) both pay these. Hand points include
+shuffle-pressure penalties (R8.5).
+
+- ``"relative"`` (default): per hand, (mean of the opponents' hand points − own
+  hand points) / 100 — zero-sum;
+- ``"score"``: per hand, −own hand points / 100;
+- ``"win"``: nothing per hand; at the game's end the winners (lowest total, ties
+  share) get +1/|winners| each and the others −1/|others| each; zero-sum, all 0
+  if everyone ties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, get_args
+
+from .engine import Game
+
+RewardMode = Literal["relative", "score", "win"]
+REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
+
+
+def check_reward_mode(mode: object) -> None:
+    """``ValueError`` naming the allowed modes unless ``mode`` is one of :data:`REWARD_MODES`."""
+    if mode not in REWARD_MODES:
+        allowed = ", ".join(map(repr, REWARD_MODES))
+        raise ValueError(f"reward: got {mode!r}, allowed {allowed}")
+
+
+def hand_rewards(points: Sequence[int], mode: str) -> list[float]:
+    """Every seat's reward for one finished hand (``points``: per seat, penalties included).
+
+    ``"relative"``: (mean of the opponents' points − own points) / 100; ``"score"``:
+    −own points / 100; ``"win"`` pays nothing per hand (see :func:`game_rewards`).
+    """
+    n = len(points)
+    if mode == "relative":
+        total = sum(points)
+        return [((total - own) / (n - 1) - own) / 100 for own in points]
+    if mode == "score":
+        return [-own / 100 for own in points]
+    return [0.0] * n
+
+
+def win_rewards(game: Game) -> list[float]:
+    """Every seat's ``"win"`` reward at the end of ``game``: the winners share +1, the others −1.
+
+    All zero when every seat ties.
+    """
+    n = game.num_players
+    winners = set(game.winners())
+    n_win = len(winners)
+    if n_win == n:
+        return [0.0] * n
+    return [1.0 / n_win if s in winners else -1.0 / (n - n_win) for s in range(n)]
+
+
+def game_rewards(game: Game, mode: str) -> list[float]:
+    """Every seat's reward at the end of ``game``, beyond its last hand's: the ``"win"``
+    rewards in that mode, zero otherwise."""
+    return win_rewards(game) if mode == "win" else [0.0] * game.num_players
