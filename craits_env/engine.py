@@ -17,6 +17,7 @@ orders (``deals`` and ``reshuffles``, the same as ``snapshot()["deal"]`` and
 from __future__ import annotations
 
 import operator
+import warnings
 from bisect import insort
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
@@ -715,6 +716,13 @@ class Game:
         return rng
 
     # ------------------------------------------------------------------ cloning
+
+    @property
+    def idiot_pending(self) -> list[bool]:
+        """Deprecated name of ``one_card_penalty_pending`` (removed in the next release)."""
+        warnings.warn("Game.idiot_pending is now one_card_penalty_pending", DeprecationWarning,
+                      stacklevel=2)  # fmt: skip
+        return self.one_card_penalty_pending
 
     def __setstate__(self, state: Any) -> None:
         """Unpickling (a training checkpoint's games in flight), older pickles included: the

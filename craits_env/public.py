@@ -12,6 +12,7 @@ agent written against the observation dict works on it unchanged.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -228,6 +229,13 @@ class SeatView(Mapping[str, np.ndarray]):
     def one_card_penalty_pending(self) -> list[bool]:
         """Per seat: owes the one-card penalty (R7.1), paid at its next turn."""
         return list(self._game.one_card_penalty_pending)
+
+    @property
+    def penalty_pending(self) -> list[bool]:
+        """Deprecated name of :attr:`one_card_penalty_pending` (removed in the next release)."""
+        warnings.warn("SeatView.penalty_pending is now one_card_penalty_pending",
+                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        return self.one_card_penalty_pending
 
     @property
     def went_out(self) -> list[int]:

@@ -96,3 +96,12 @@ def test_unseen_cards_and_determinized_copy() -> None:
     bad[first] = [g.hands[seat][0], *bad[first][1:]]
     with pytest.raises(ValueError, match="unseen"):
         view.determinize(bad, perm[k:], None)
+
+
+def test_renamed_penalty_flags_keep_a_deprecated_alias() -> None:
+    g = Game(3, seed=1)
+    view = PublicGame(g).view(0)
+    with pytest.warns(DeprecationWarning, match="one_card_penalty_pending"):
+        assert g.idiot_pending == g.one_card_penalty_pending
+    with pytest.warns(DeprecationWarning, match="one_card_penalty_pending"):
+        assert view.penalty_pending == view.one_card_penalty_pending
