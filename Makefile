@@ -41,6 +41,7 @@ demo: $(RUN_STAMP)
 test: $(STAMP) test-core
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy craits_env agents training craits
 	$(PY) -m pytest
 
 # The core package alone (numpy, gymnasium, pettingzoo): a fresh venv, no extra, outside the
