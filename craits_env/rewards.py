@@ -6,20 +6,29 @@ shuffle-pressure penalties (R8.5).
 
 - ``"relative"`` (default): per hand, (mean of the opponents' hand points − own
   hand points) / 100 — zero-sum;
+- ``"bounded"``: per hand, ``tanh`` of the relative points / 200 — the same sign and
+  order as ``"relative"``, but in (−1, 1): one catastrophic hand (a reshuffle spiral,
+  an 8 left in hand) cannot dominate a batch;
 - ``"score"``: per hand, −own hand points / 100;
 - ``"win"``: nothing per hand; at the game's end the winners (lowest total, ties
   share) get +1/|winners| each and the others −1/|others| each; zero-sum, all 0
   if everyone ties.
+
+Ranges per reward: ``"relative"`` and ``"score"`` are unbounded (a hand's points
+have no cap: R8.5, R10.1; typical hands give −1 to +1, single steps of ~−800 seen);
+``"bounded"`` lies in (−1, 1) per hand; ``"win"`` in [−1, 1], once per game.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal, get_args
 
 from .engine import Game
 
-RewardMode = Literal["relative", "score", "win"]
+RewardMode = Literal["relative", "bounded", "score", "win"]
+BOUNDED_SCALE = 200.0  # "bounded": tanh(relative points / BOUNDED_SCALE)
 REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
 
 
@@ -33,13 +42,17 @@ def check_reward_mode(mode: object) -> None:
 def hand_rewards(points: Sequence[int], mode: str) -> list[float]:
     """Every seat's reward for one finished hand (``points``: per seat, penalties included).
 
-    ``"relative"``: (mean of the opponents' points − own points) / 100; ``"score"``:
+    ``"relative"``: (mean of the opponents' points − own points) / 100; ``"bounded"``:
+    ``tanh`` of that difference / 200; ``"score"``:
     −own points / 100; ``"win"`` pays nothing per hand (see :func:`game_rewards`).
     """
     n = len(points)
-    if mode == "relative":
+    if mode in ("relative", "bounded"):
         total = sum(points)
-        return [((total - own) / (n - 1) - own) / 100 for own in points]
+        relative = [(total - own) / (n - 1) - own for own in points]
+        if mode == "bounded":
+            return [math.tanh(x / BOUNDED_SCALE) for x in relative]
+        return [x / 100 for x in relative]
     if mode == "score":
         return [-own / 100 for own in points]
     return [0.0] * n

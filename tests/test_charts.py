@@ -7,14 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agents.report import chart_title, game_label, tournament_figure, write_outputs
 from agents.stats import summarize
 from craits_env.rules import Rules
 from experiments.plot_training import game_of, training_figure
-
-pytest.importorskip("matplotlib")
 
 
 def figure_texts(fig: Any) -> list[str]:

@@ -134,3 +134,106 @@ def test_bot_opponents_by_spec() -> None:
                          seat=0, rules=Rules(hand_sizes=(4, 2)))  # fmt: skip
     _, steps, _ = play(env, 11)
     assert env.unwrapped.aec.game.is_over and steps >= 1
+
+
+# ----------------------------------------------------------------------------- zero glue
+
+
+SHORT = Rules(hand_sizes=(3, 2, 1))
+
+
+def test_action_masks_through_the_wrappers_is_the_pending_decision() -> None:
+    env = gymnasium.make(GYM_ENV_ID, num_players=3, opponents="greedy", rules=SHORT)
+    obs, info = env.reset(seed=4)
+    for getter in (env.unwrapped.action_masks, env.get_wrapper_attr("action_masks")):
+        mask = getter()
+        assert mask.dtype == bool and mask.shape == (59,)
+        np.testing.assert_array_equal(mask, obs["action_mask"].astype(bool))
+        np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
+    game = env.unwrapped.aec.game
+    assert sorted(np.flatnonzero(mask)) == sorted(game.legal_actions())
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(first_legal(obs))
+        done = terminated or truncated
+        assert (env.unwrapped.action_masks() == obs["action_mask"].astype(bool)).all()
+    assert not env.unwrapped.action_masks().any()  # no decision pending at the end
+
+
+def test_the_last_info_carries_the_results() -> None:
+    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents="random", rules=SHORT, seat=2)
+    obs, info = env.reset(seed=1)
+    assert "winners" not in info and info["seat"] == 2
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(first_legal(obs))
+        done = terminated or truncated
+        if not done:
+            assert "winners" not in info
+    game = env.unwrapped.aec.game
+    assert info["winners"] == game.winners() and info["scores"] == list(game.scores)
+    assert info["seat"] == 2 and info["hand_points"] == [h[2] for h in game.hand_points]
+    assert len(info["hand_points"]) == 3
+    assert info["place"] == 1 + sum(s < game.scores[2] for s in game.scores)
+    assert (info["place"] == 1) == (2 in info["winners"])
+
+
+def test_flat_observations_are_a_box_with_the_mask_beside() -> None:
+    env = gymnasium.make(GYM_ENV_ID, num_players=3, opponents="random", flat_obs=True)
+    assert isinstance(env.observation_space, gymnasium.spaces.Box)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped, skip_render_check=True)
+    dict_env = gymnasium.make(GYM_ENV_ID, num_players=3, opponents="random")
+    obs, info = env.reset(seed=7)
+    dobs, _ = dict_env.reset(seed=7)
+    np.testing.assert_array_equal(obs, dobs["observation"])  # the same vector
+    np.testing.assert_array_equal(info["action_mask"], dobs["action_mask"])
+    assert env.observation_space.contains(obs)
+    with pytest.raises(ValueError, match="flat_obs: got 'yes'"):
+        gymnasium.make(GYM_ENV_ID, flat_obs="yes")
+
+
+def test_bounded_rewards_stay_in_the_open_unit_interval_and_keep_the_order() -> None:
+    from craits_env.rewards import hand_rewards
+
+    points = [0, 35, 1200, 8]
+    bounded, relative = hand_rewards(points, "bounded"), hand_rewards(points, "relative")
+    assert all(-1 < r < 1 for r in bounded)
+    assert np.argsort(bounded).tolist() == np.argsort(relative).tolist()
+    assert np.sign(bounded).tolist() == np.sign(relative).tolist()
+    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents="random", reward="bounded")
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(first_legal(obs))
+            done = terminated or truncated
+            assert -3 < reward < 3  # a few hands may end between two of the learner's moves
+
+
+def test_sb3_make_vec_env_works_unchanged() -> None:
+    from stable_baselines3.common.env_util import make_vec_env  # the integrations extra
+
+    vec = make_vec_env(GYM_ENV_ID, n_envs=2, seed=0,
+                                env_kwargs={"num_players": 2, "rules": SHORT})  # fmt: skip
+    obs = vec.reset()
+    assert obs["observation"].shape[0] == 2
+    masks = np.stack(vec.env_method("action_masks"))
+    assert masks.shape == (2, 59) and masks.any(1).all()
+    vec.close()
+
+
+def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
+    from craits_env.picture import picture_shape, table_picture
+
+    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents="random", seat=1,
+                         render_mode="rgb_array")  # fmt: skip
+    obs, _ = env.reset(seed=3)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape == picture_shape(4)
+    np.testing.assert_array_equal(frame, table_picture(env.unwrapped.aec.game, 1))
+    obs, *_ = env.step(first_legal(obs))
+    assert env.render().shape == picture_shape(4)
+    with pytest.raises(ValueError, match="render_mode: got 'png'"):
+        gymnasium.make(GYM_ENV_ID, render_mode="png")
