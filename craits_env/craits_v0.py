@@ -46,6 +46,13 @@ counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
 "dealer": seat}`` (docs/interface.md). ``env.unwrapped.snapshot()`` returns the
 whole state (god's view); ``env.unwrapped.game`` is the engine.
 
+**Saving and branching.** ``env.unwrapped.state()`` is everything the environment holds
+(the game's snapshot, its generator, the agents' rewards, terminations, truncations and
+infos, the step counters, the options, the public tracker), JSON-serialisable;
+``restore(state)`` continues from it in an environment made with the same arguments;
+``clone()`` is an independent copy that continues identically, and ``copy.deepcopy``
+of the raw environment is ``clone()`` (pickling still rebuilds an un-reset environment).
+
 **Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action
 and the legal ones, and changes nothing; ``env()`` applies PettingZoo's classic
 convention (``TerminateIllegalWrapper``: the game ends, the offender gets −1).
@@ -59,6 +66,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -79,9 +87,39 @@ from .rewards import RewardMode as RewardMode
 from .rewards import check_reward_mode, game_rewards, hand_rewards
 from .rewards import win_rewards as win_rewards
 from .rules import Rules, check_num_players
+from .snapshots import generator_from_state, generator_state
 from .wrappers import wrap_classic
 
-RENDER_MODES = ["human", "ansi"]
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+# raw_env.state()'s keys.
+_STATE_KEYS = (
+    "options", "game", "rng", "public", "agents", "agent_selection", "skip_agent_selection",
+    "rewards", "cumulative_rewards", "terminations", "truncations", "infos", "hands_rewarded",
+    "steps", "action_space_rngs",
+)  # fmt: skip
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _per_agent(value: object, key: str, agents: list[str], kind: type) -> dict[str, Any]:
+    """``state()[key]``: one value of ``kind`` per live agent (a copy; a reward may be an int)."""
+    if not isinstance(value, dict) or set(value) != set(agents):
+        raise ValueError(f"state[{key!r}]: got {_short(value)}, allowed a dict keyed by the agents")
+    out: dict[str, Any] = {}
+    for a in agents:
+        v = value[a]
+        if kind is float:
+            ok = isinstance(v, int | float) and not isinstance(v, bool)
+        else:
+            ok = isinstance(v, kind)
+        if not ok:
+            raise ValueError(f"state[{key!r}][{a!r}]: got {_short(v)}, allowed a {kind.__name__}")
+        out[a] = copy.deepcopy(v) if kind is dict else v  # PettingZoo clears rewards to int 0
+    return out
 
 
 class ActionSpace(spaces.Discrete):
@@ -95,6 +133,10 @@ class ActionSpace(spaces.Discrete):
         if type(x) is int:
             return 0 <= x < self._size
         return super().contains(x)
+
+    def use_generator(self, rng: np.random.Generator) -> None:
+        """Sample from ``rng`` from now on (``raw_env.restore``)."""
+        self._np_random = rng
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -132,7 +174,8 @@ class raw_env(AECEnv, EzPickle):
         if not isinstance(rules, Rules):
             raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode: got {render_mode!r}, allowed None, 'human', 'ansi'")
+            allowed = ", ".join(map(repr, [None, *RENDER_MODES]))
+            raise ValueError(f"render_mode: got {render_mode!r}, allowed {allowed}")
         check_reward_mode(reward)
         if not isinstance(auto_forced, bool):
             raise ValueError(f"auto_forced: got {auto_forced!r}, allowed True or False")
@@ -158,7 +201,9 @@ class raw_env(AECEnv, EzPickle):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: ActionSpace(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, ActionSpace] = {
+            a: ActionSpace(NUM_ACTIONS) for a in self.possible_agents
+        }
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.track_public = bool(track_public)
         self.game: Game | None = None
@@ -300,11 +345,162 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError("snapshot() before reset()")
         return self.game.snapshot()
 
-    def render(self) -> str | None:
+    # ----------------------------------------------------------------- saving and branching
+
+    def state(self) -> dict[str, Any]:
+        """Everything this environment holds, JSON-serialisable; :meth:`restore` takes it back.
+
+        Keys: ``options`` (the constructor's options), ``game`` (``Game.snapshot()``),
+        ``rng`` (the generator of the game and of later resets), ``public`` (the tracker's
+        inferences with ``track_public``, else ``None``), PettingZoo's ``agents``,
+        ``agent_selection``, ``skip_agent_selection``, ``rewards``, ``cumulative_rewards``,
+        ``terminations``, ``truncations``, ``infos``, the counters ``hands_rewarded`` and
+        ``steps``, and ``action_space_rngs`` (what ``action_space(agent).sample`` draws from).
+        """
+        game = self.game
+        if game is None or self._rng is None:
+            raise ValueError("state() before reset()")
+        return {
+            "options": self._state_options(),
+            "game": game.snapshot(),
+            "rng": generator_state(self._rng),
+            "public": None if self.public is None else self.public.tracker.state(),
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": copy.deepcopy(self.infos),
+            "hands_rewarded": self._hands_rewarded,
+            "steps": self._steps,
+            "action_space_rngs": {
+                a: generator_state(space.np_random) for a, space in self.action_spaces.items()
+            },
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from ``state`` (:meth:`state` of this environment or of one made with the
+        same arguments), exactly as the environment it was taken from would.
+
+        Everything is checked first: a ``ValueError`` names the key, and nothing changes.
+        """
+        if not isinstance(state, dict):
+            raise ValueError(f"state: got {type(state).__name__}, expected a dict of state()")
+        missing = [k for k in _STATE_KEYS if k not in state]
+        if missing:
+            raise ValueError(f"state[{missing[0]!r}]: missing (every key of state() is needed)")
+        unknown = sorted(str(k) for k in set(state) - set(_STATE_KEYS))
+        if unknown:
+            raise ValueError(f"state: unknown key(s) {unknown}")
+        mine = self._state_options()
+        options = state["options"]
+        if not isinstance(options, dict) or set(options) != set(mine):
+            raise ValueError(
+                f"state['options']: got {_short(options)}, allowed a dict of {list(mine)}"
+            )
+        for key, value in mine.items():
+            if options[key] != value:
+                raise ValueError(
+                    f"state['options'][{key!r}]: got {_short(options[key])} but this environment "
+                    f"has {_short(value)}; restore into one made with the same options"
+                )
+        rng = generator_from_state(state["rng"], "state['rng']")
+        try:
+            game = Game.from_snapshot(state["game"], rng=rng)
+        except ValueError as e:
+            raise ValueError(f"state['game']: {e}") from None
+        public = None
+        if self.track_public:
+            public = PublicGame(game, self.encoder)
+            try:
+                public.tracker.restore(state["public"])
+            except ValueError as e:
+                raise ValueError(f"state['public']: {e}") from None
+        elif state["public"] is not None:
+            raise ValueError(f"state['public']: got {_short(state['public'])}, allowed None")
+        agents = state["agents"]
+        if (
+            not isinstance(agents, list)
+            or len(set(agents)) != len(agents)
+            or not set(agents) <= set(self.possible_agents)
+        ):
+            raise ValueError(f"state['agents']: got {_short(agents)}, allowed distinct agent names")
+        per_agent = {
+            key: _per_agent(state[key], key, agents, kind)
+            for key, kind in (("rewards", float), ("cumulative_rewards", float),
+                              ("terminations", bool), ("truncations", bool), ("infos", dict))
+        }  # fmt: skip
+        for key, allowed in (("agent_selection", False), ("skip_agent_selection", True)):
+            name = state[key]
+            if name not in self.possible_agents and not (allowed and name is None):
+                raise ValueError(f"state[{key!r}]: got {_short(name)}, allowed an agent name")
+        counters = {}
+        for key, top in (("hands_rewarded", len(game.hand_points)), ("steps", None)):
+            value = state[key]
+            if type(value) is not int or value < 0 or (top is not None and value > top):
+                raise ValueError(f"state[{key!r}]: got {_short(value)}, allowed an int >= 0")
+            counters[key] = value
+        space_rngs = state["action_space_rngs"]
+        if not isinstance(space_rngs, dict) or set(space_rngs) != set(self.possible_agents):
+            raise ValueError(f"state['action_space_rngs']: got {_short(space_rngs)}")
+        generators = {
+            a: generator_from_state(space_rngs[a], f"state['action_space_rngs'][{a!r}]")
+            for a in self.possible_agents
+        }
+        # Everything is valid: set it.
+        self.game, self.public, self._rng = game, public, rng
+        self.agents = list(agents)
+        self.rewards = per_agent["rewards"]
+        self._cumulative_rewards = per_agent["cumulative_rewards"]
+        self.terminations = per_agent["terminations"]
+        self.truncations = per_agent["truncations"]
+        self.infos = per_agent["infos"]
+        self.agent_selection = state["agent_selection"]
+        self._skip_agent_selection = state["skip_agent_selection"]
+        self._hands_rewarded, self._steps = counters["hands_rewarded"], counters["steps"]
+        for a, generator in generators.items():
+            self.action_spaces[a].use_generator(generator)
+        self._obs_cache = {}
+
+    def clone(self) -> raw_env:
+        """An independent environment that continues identically under the same calls: one
+        made with this environment's constructor arguments, restored to :meth:`state`."""
+        args: tuple[Any, ...] = self._ezpickle_args
+        kwargs: dict[str, Any] = self._ezpickle_kwargs
+        other = type(self)(*args, **kwargs)
+        if self.game is not None:
+            other.restore(self.state())
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
+        """``copy.deepcopy`` is :meth:`clone` (EzPickle alone would rebuild an un-reset env)."""
+        return self.clone()
+
+    def _state_options(self) -> dict[str, Any]:
+        return {
+            "num_players": self.num_players,
+            "rules": self.rules.to_dict(),
+            "reward": self.reward_mode,
+            "auto_forced": self.auto_forced,
+            "max_steps": self.max_steps,
+            "track_public": self.track_public,
+        }
+
+    def render(self) -> Any:
+        """The table as text (``"ansi"``; printed for ``"human"``) or as a ``uint8`` picture
+        ``(H, W, 3)`` from the acting seat (``"rgb_array"``, :mod:`craits_env.picture`)."""
         if self.render_mode is None:
             return None
         if self.game is None:
             raise ValueError("render() before reset()")
+        if self.render_mode == "rgb_array":
+            from .picture import table_picture
+
+            game = self.game
+            seat = game.current_player if not game.is_over else 0
+            return table_picture(game, seat, list(self.possible_agents))
         text = render_table(self.game, self.possible_agents)
         if self.render_mode == "ansi":
             return text

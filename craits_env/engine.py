@@ -87,11 +87,36 @@ _NINE_CALLS = tuple(  # R4: a 9 keeps its suit or takes the other of the same co
 _DECLARE_ACTIONS = (DECLARE, STAY_SILENT)
 
 
+# How the top card acts once its suit is called and its declaration made (by _CTX_* value);
+# snapshot()["pending_role"] in the call_suit and declare phases.
+_PENDING_ROLES = ("function", "starter", "count", "king_sequence")
+
+
+def _strs(cards: Iterable[int]) -> list[str]:
+    """Card indices as card strings."""
+    return [CARD_STRS[c] for c in cards]
+
+
 class _HandOver(Exception):
     """Raised inside ``apply`` when the hand has been scored; caught there."""
 
 
 _RENAMED_SLOTS = {"idiot_pending": "one_card_penalty_pending"}  # pickles of earlier versions
+
+
+def _check_dealable(n: int, rules: Rules) -> int:
+    """The number of decks of ``n`` players under ``rules``, if every hand can be dealt (R1.5)."""
+    decks = rules.decks_for(n)
+    size = len(deck_cards(decks, rules.remove_kings_queens))
+    need = n * max(rules.hand_sizes) + 1
+    if need > size:
+        raise ValueError(
+            f"cannot deal: {n} players x {max(rules.hand_sizes)} cards + 1 starter = {need}"
+            f" > {size} cards in {decks} deck(s)"
+            + (" without kings and queens" if rules.remove_kings_queens else "")
+            + "; use fewer players, smaller hand_sizes or num_decks=2"
+        )
+    return decks
 
 
 class Game:
@@ -218,16 +243,8 @@ class Game:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
-        decks = rules.decks_for(n)
+        decks = _check_dealable(n, rules)
         deck = deck_cards(decks, rules.remove_kings_queens)
-        need = n * max(rules.hand_sizes) + 1
-        if need > len(deck):  # R1.5
-            raise ValueError(
-                f"cannot deal: {n} players x {max(rules.hand_sizes)} cards + 1 starter = {need}"
-                f" > {len(deck)} cards in {decks} deck(s)"
-                + (" without kings and queens" if rules.remove_kings_queens else "")
-                + "; use fewer players, smaller hand_sizes or num_decks=2"
-            )
         if seed is not None and rng is not None:
             raise ValueError("give seed or rng, not both")
         if rng is None and (seed is not None or deals is None):
@@ -833,14 +850,20 @@ class Game:
 
     # ------------------------------------------------------------------ inspection
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole state (every hand: god's view), JSON-serialisable (docs/interface.md)."""
+    def snapshot(self, *, resume: bool = False) -> dict[str, Any]:
+        """The whole state (every hand: god's view), JSON-serialisable (docs/interface.md).
+
+        :meth:`from_snapshot` rebuilds the game from it. ``resume=True`` adds the key
+        ``"resume"``: what the game's future needs beyond the table — the generator's
+        state, the deck orders given (``deals``, ``reshuffles``) but not used yet and,
+        with ``record=True``, the earlier hands' deck orders — so that the rebuilt game
+        continues bit-identically with no seed. It is left out by default because a
+        seeded game and its replay from deck orders have equal snapshots.
+        """
         over = self.phase == PHASE_GAME_OVER
-
-        def strs(cards: Iterable[int]) -> list[str]:
-            return [CARD_STRS[c] for c in cards]
-
-        return {
+        phase = self.phase
+        pending = phase in (PHASE_CALL_SUIT, PHASE_DECLARE)
+        snap = {
             "num_players": self.num_players,
             "hand_index": self.hand_index,
             "dealer": self.dealer,
@@ -850,15 +873,15 @@ class Game:
             "top": CARD_STRS[self.discard[-1]],
             "active_suit": SUIT_CHARS[self.active_suit],
             "count": self.count,
-            "hands": [strs(h) for h in self.hands],
-            "stock": strs(reversed(self._stock)),
-            "discard": strs(self.discard),
+            "hands": [_strs(h) for h in self.hands],
+            "stock": _strs(reversed(self._stock)),
+            "discard": _strs(self.discard),
             "scores": list(self.scores),
             "shuffle_pressures": list(self.shuffle_pressures),
             "hand_points": [list(p) for p in self.hand_points],
             "went_out": list(self.went_out),
-            "deal": strs(self._deal),
-            "reshuffles": [strs(r) for r in self._reshuffles],
+            "deal": _strs(self._deal),
+            "reshuffles": [_strs(r) for r in self._reshuffles],
             # Beyond docs/interface.md's minimum:
             "hand_size": self.hand_size,
             "first_dealer": self.first_dealer,
@@ -871,7 +894,76 @@ class Game:
             "drawn": list(self.drawn),
             "winners": self.winners() if over else None,
             "rules": self.rules.to_dict(),
+            "deal_declarations_left": self._deal_declarers[::-1],
+            "pending_role": _PENDING_ROLES[self._pend_ctx] if pending else None,
         }
+        if resume:
+            snap["resume"] = self._resume_snapshot()
+        return snap
+
+    def _resume_snapshot(self) -> dict[str, Any]:
+        """``snapshot(resume=True)["resume"]``: the generator and the deck orders still to come."""
+        h, last = self.hand_index, len(self.rules.hand_sizes)
+        reshuffles: list[list[bytes]] = []
+        if h < min(last, len(self._script_reshuffles)):
+            reshuffles = [self._script_reshuffles[h][len(self._reshuffles) :]]
+            reshuffles += self._script_reshuffles[h + 1 : last]
+            while reshuffles and not reshuffles[-1]:
+                reshuffles.pop()
+        generator: dict[str, Any] | None = None
+        if self._rng is not None:
+            from .snapshots import generator_state  # the reader imports Game: imported here
+
+            generator = generator_state(self._rng)
+        elif self._rng_state is not None:  # a clone that has not shuffled yet
+            from .snapshots import plain_state
+
+            generator = plain_state(self._rng_state[1])
+        recorded = None
+        if self._deal_log is not None and self._reshuffle_log is not None:
+            recorded = {  # the last entries are this hand's "deal" and "reshuffles"
+                "deals": [_strs(d) for d in self._deal_log[:-1]],
+                "reshuffles": [[_strs(o) for o in hand] for hand in self._reshuffle_log[:-1]],
+            }
+        return {
+            "generator": generator,
+            "scheduled_deals": [_strs(d) for d in self._script_deals[h + 1 : last]],
+            "scheduled_reshuffles": [[_strs(o) for o in hand] for hand in reshuffles],
+            "recorded": recorded,
+        }
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        snapshot: dict[str, Any],
+        *,
+        seed: int | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> Game:
+        """The game that :meth:`snapshot` described, continuing identically under the same actions.
+
+        Randomness (reshuffles, later deals) continues from ``seed`` or ``rng`` if one is
+        given; otherwise from the generator state of ``snapshot(resume=True)``, which
+        makes the rebuilt game continue bit-identically; otherwise the game has no
+        generator and raises ``ValueError`` when it needs a random choice (as a game made
+        from ``deals`` does). A snapshot with ``"resume"`` also brings the deck orders
+        scheduled but not used yet and, for ``record=True``, :meth:`deck_orders`.
+
+        An invalid snapshot (a missing or unknown key, a wrong type, cards that are not
+        the deck, values that contradict each other) raises ``ValueError`` naming the key.
+        """
+        if seed is not None and rng is not None:
+            raise ValueError("give seed or rng, not both")
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng: got {type(rng).__name__}, expected numpy.random.Generator")
+        from .snapshots import game_from_snapshot  # the reader imports Game: imported here
+
+        g = game_from_snapshot(snapshot)
+        if rng is None and seed is not None:
+            rng = np.random.default_rng(seed)
+        if rng is not None:
+            g._rng = rng
+        return g
 
     def deck_orders(self) -> tuple[list[list[str]], list[list[list[str]]]]:
         """Every hand's deal so far and its reshuffles; ``Game(deals=…, reshuffles=…)`` replays.

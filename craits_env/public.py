@@ -19,11 +19,35 @@ from typing import Any
 import numpy as np
 
 from .actions import DRAW, PHASE_COUNT, PHASE_PLAY
-from .cards import NUM_CARDS
+from .cards import CARD_STRS, NUM_CARDS, parse_cards
 from .engine import Game
 from .observation import ObservationEncoder, legal_mask
 
 _OBS_KEYS = ("observation", "action_mask")
+_STATE_KEYS = ("hand_index", "void_base", "no_wild_base", "no_count_base", "played")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _rows(value: object, key: str, n: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) != n:
+        raise ValueError(f"tracker state[{key!r}]: got {_short(value)}, allowed a list of {n}")
+    return value
+
+
+def _bases(value: object, name: str, length: int) -> list[int | None]:
+    """Draw counters: ``None`` (nothing known) or an int >= 0, ``length`` of them."""
+    if not isinstance(value, list) or len(value) != length:
+        raise ValueError(f"{name}: got {_short(value)}, allowed a list of {length}")
+    bases: list[int | None] = []
+    for v in value:
+        if not (v is None or (type(v) is int and v >= 0)):
+            raise ValueError(f"{name}: got {_short(value)}, allowed None or ints >= 0")
+        bases.append(v)
+    return bases
 
 
 class PublicTracker:
@@ -72,6 +96,43 @@ class PublicTracker:
                 self._no_wild_base[p] = base
             elif phase == PHASE_COUNT:  # no ace or two (R5.3)
                 self._no_count_base[p] = base
+
+    def state(self) -> dict[str, Any]:
+        """What the tracker has inferred in this hand, as a JSON-serialisable dict."""
+        return {
+            "hand_index": self._hand_index,
+            "void_base": [list(bases) for bases in self._void_base],
+            "no_wild_base": list(self._no_wild_base),
+            "no_count_base": list(self._no_count_base),
+            "played": [[CARD_STRS[c] for c in cards] for cards in self.played],
+        }
+
+    def restore(self, state: Any) -> None:
+        """Take back the inferences of :meth:`state` (of this game's tracker, or a copy's).
+
+        ``ValueError`` naming the key if ``state`` does not fit this game; nothing changes then.
+        """
+        n = self.num_players
+        if not isinstance(state, dict) or set(state) != set(_STATE_KEYS):
+            raise ValueError(f"tracker state: got {_short(state)}, allowed a dict of {_STATE_KEYS}")
+        if state["hand_index"] != self._game.hand_index:
+            raise ValueError(
+                f"tracker state['hand_index']: got {_short(state['hand_index'])}, "
+                f"allowed the game's hand index {self._game.hand_index}"
+            )
+        void = [_bases(b, f"tracker state['void_base'][{s}]", 4)
+                for s, b in enumerate(_rows(state["void_base"], "void_base", n))]  # fmt: skip
+        no_wild = _bases(state["no_wild_base"], "tracker state['no_wild_base']", n)
+        no_count = _bases(state["no_count_base"], "tracker state['no_count_base']", n)
+        played = []
+        for s, cards in enumerate(_rows(state["played"], "played", n)):
+            try:
+                played.append(parse_cards(cards))
+            except ValueError as e:
+                raise ValueError(f"tracker state['played'][{s}]: {e}") from None
+        self._hand_index = self._game.hand_index
+        self._void_base, self._no_wild_base, self._no_count_base = void, no_wild, no_count
+        self.played = played
 
     def void_draws(self, seat: int, suit: int) -> int | None:
         """Cards ``seat`` drew since it showed no card of ``suit``; ``None`` if unknown."""

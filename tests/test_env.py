@@ -51,7 +51,7 @@ def test_env_has_pettingzoo_shape() -> None:
         ({"num_players": 1}, "num_players"),
         ({"num_players": 11}, "num_players"),
         ({"reward": "points"}, "reward"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "png"}, "render_mode"),
         ({"max_steps": 0}, "max_steps"),
         ({"auto_forced": 1}, "auto_forced"),
         ({"num_players": 7, "rules": Rules(num_decks=1)}, "cannot deal"),
@@ -374,3 +374,15 @@ def test_snapshot_through_unwrapped() -> None:
     e.reset(seed=0)
     s = e.unwrapped.snapshot()
     assert s["num_players"] == 4 and len(s["hands"]) == 4
+
+
+def test_rgb_array_render_is_the_acting_seats_picture() -> None:
+    from craits_env.picture import picture_shape, table_picture
+
+    env = craits_v0.env(num_players=3, render_mode="rgb_array")
+    env.reset(seed=2)
+    game = env.unwrapped.game
+    frame = env.render()
+    assert frame.shape == picture_shape(3) and frame.dtype == np.uint8
+    expected = table_picture(game, game.current_player, list(env.unwrapped.possible_agents))
+    np.testing.assert_array_equal(frame, expected)

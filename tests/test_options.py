@@ -58,7 +58,10 @@ def test_train_config_rules_is_rules_and_errors_name_the_key() -> None:
         ("rules.face_cards=3", "config rules: Rules.face_cards: got 3, allowed True or False"),
         ("opponents.greedy=true", "config opponents: greedy: got True, allowed a number"),
         ("device=tpu", "config device: got 'tpu', allowed 'auto', 'cpu', 'cuda'"),
-        ("reward=money", "config reward: got 'money', allowed 'relative', 'score', 'win'"),
+        (
+            "reward=money",
+            "config reward: got 'money', allowed 'relative', 'bounded', 'score', 'win'",
+        ),
         ("hidden_sizes=[1.5]", "config hidden_sizes: got [1.5], allowed a list of ints"),
     ):
         with pytest.raises(ValueError) as info:
