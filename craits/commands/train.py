@@ -56,6 +56,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits_env.extras import require
 
     require("train", "craits train")
+    from agents.tournament import TournamentError
     from training.config import DEFAULT_CONFIG, load_config
     from training.train import RunExists, train
 
@@ -81,6 +82,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                      "another --out")  # fmt: skip
     except ValueError as e:
         parser.error(str(e))
+    except TournamentError as e:  # an evaluation game failed (an opponent bot's illegal move)
+        print(f"craits train: error: {e}; the checkpoints are kept in {args.out or args.resume}",
+              file=sys.stderr)  # fmt: skip
+        return 1
     except KeyboardInterrupt as e:  # a second Ctrl-C, or one before the loop began
         return _train_interrupted(getattr(e, "run_dir", None) or args.resume or args.out)
     if result.interrupted == "training":
