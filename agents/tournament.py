@@ -274,10 +274,10 @@ def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
             f"{stored['rules_revision']}, this engine is revision {RULES_REVISION}; {tail}"
         )
     old, new = stored.get("agents", []), wanted["agents"]
-    if isinstance(old, list) and len(old) == len(new):
-        for spec, a, b in zip(wanted["specs"], old, new, strict=True):
-            if a != b:
-                return f"{head}: its games were played by {a}, {spec} is now {b}; {tail}"
+    if old != new:
+        return (f"{head}: its agents are {', '.join(map(str, old))}; this tournament's are "
+                f"{', '.join(new)} (an overwritten checkpoint or a new bot version is another "
+                f"agent); {tail}")  # fmt: skip
     keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
     if keys:
         return f"{head} (other {', '.join(keys)}); {tail}"

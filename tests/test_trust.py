@@ -100,7 +100,7 @@ def test_an_overwritten_checkpoint_is_another_tournament_refused_and_nothing_cha
     assert main(tournament(out, f"ppo:{ckpt}", "random")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "different tournament" in err and "rerun" not in err
-    assert "its games were played by ppo@" in err
+    assert "its agents are ppo@" in err and "this tournament's are ppo@" in err
     assert snapshot_dir(out) == before  # refused: not a byte written
     # Elsewhere, the new agent gets its own games and its own numbers.
     assert main(tournament(tmp_path / "t2", f"ppo:{ckpt}", "random")) == 0
