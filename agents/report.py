@@ -142,3 +142,17 @@ def write_outputs(
     atomic_write_text(out / "results.csv", to_csv(summary))
     atomic_write_text(out / "results.md", to_markdown(summary, title, command))
     atomic_write_bytes(out / "results.png", to_png(summary, title, config["players"], rules))
+
+
+def learning_table(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Markdown rows: a policy's held-out win rate (with its interval) and mean game score,
+    untrained and trained (``{"episodes", "win_rate", "win_rate_ci", "mean_score"}`` each)."""
+    rows = [
+        "| policy | held-out games | win rate [95% CI] | mean game score |",
+        "|---|---:|---|---:|",
+    ]
+    for label, r, bold in (("untrained", before, ""), ("trained", after, "**")):
+        lo, hi = r["win_rate_ci"]
+        rows.append(f"| {label} | {r['episodes']} | {bold}{r['win_rate']:.3f} [{lo:.3f}, "
+                    f"{hi:.3f}]{bold} | {r['mean_score']:.1f} |")  # fmt: skip
+    return rows

@@ -17,6 +17,7 @@ Definitions (per distinct spec, over every seat it held in every game):
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -131,3 +132,17 @@ def summarize(games: list[dict[str, Any]], specs: list[str], seed: int) -> dict[
         "games": len(games),
         "decisions": int(sum(g["decisions"] for g in games)),
     }
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> list[float]:
+    """The Wilson score interval of a proportion (95% by default); ``[0, 1]`` for ``n == 0``.
+
+    >>> [round(x, 3) for x in wilson_interval(50, 100)]
+    [0.404, 0.596]
+    """
+    if n == 0:
+        return [0.0, 1.0]
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [centre - half, centre + half]

