@@ -3,25 +3,30 @@
 #               train the default PPO agent (~25 CPU-minutes) and print its tournament
 #               table against the heuristic bots
 #   make test   set up .venv if needed, then lint and run the test suite (and check that the
-#               core package, without any extra, installs and runs on its own)
+#               core package, without any extra, installs and runs on its own), then the
+#               RLlib and AgileRL tests, each in its own venv (test-rllib, test-agilerl)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
+WEB_STAMP := $(VENV)/.installed-web
 CORE_VENV := .venv-core
+# RLlib and AgileRL each in a venv of their own (see test-rllib below).
+RLLIB_VENV := .venv-rllib
+AGILERL_VENV := .venv-agilerl
 # A CPU wheel of torch, installed before the project so that the project's range
 # (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-core lint bench bench-peers install clean
+.PHONY: run demo test test-core test-rllib test-agilerl lint bench bench-peers install clean serve browser
 
 # make test: everything (the dev extra: train, color, ray and the test tools).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
 	$(PY) -m pip install --quiet -e ".[dev]"
-	touch $(STAMP) $(RUN_STAMP)
+	touch $(STAMP) $(RUN_STAMP) $(WEB_STAMP)
 
 # make run: what training needs (the train and color extras), no test tools.
 $(RUN_STAMP): pyproject.toml
@@ -38,13 +43,30 @@ run: $(RUN_STAMP)
 demo: $(RUN_STAMP)
 	$(VENV)/bin/craits demo
 
-test: $(STAMP) test-core
+# make serve: the web application on http://127.0.0.1:8000/ (play; watch the committed
+# tournament records; compare the committed results). Ctrl-C stops it.
+$(WEB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e ".[web]"
+	touch $(WEB_STAMP)
+
+serve: $(WEB_STAMP)
+	$(VENV)/bin/craits serve --records experiments/results --results experiments/results
+
+# The browser tests drive Debian's chromium (never a downloaded browser): installed here if absent.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	test -x $(CHROMIUM) || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq chromium; }
+
+test: $(STAMP) test-core browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy craits_env agents training craits
 	$(PY) -m pytest
+	$(MAKE) --no-print-directory test-rllib test-agilerl
 
-# The core package alone (numpy, gymnasium, pettingzoo): a fresh venv, no extra, outside the
+# The core package alone (numpy, gymnasium, pettingzoo, numba): a fresh venv, no extra, outside the
 # source tree; the light commands run and a command needing an extra names it (exit 2).
 test-core:
 	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
@@ -57,6 +79,30 @@ test-core:
 	    grep -q "pip install 'craits\[train\]'" train.txt
 	rm -rf $(CORE_VENV) build
 
+# RLlib and AgileRL pin what the main .venv cannot hold (ray[rllib] 2.60: gymnasium==1.2.2;
+# agilerl 2.58: tensordict==0.13, refused by TorchRL 0.14), so each gets its own venv (torch
+# first, as above) and its own test directory, run here and by make test after the main
+# pytest. The main pytest never collects tests/own_venv/ (its conftest.py ignores it unless
+# it is named on the command line, as here): not a skip, nothing there runs anywhere else.
+# pytest's exit 5 (no test collected) fails the target.
+$(RLLIB_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/pip install --quiet "$(TORCH_SPEC)"
+	$(RLLIB_VENV)/bin/pip install --quiet -e ".[rllib]" "pytest>=7.4"
+	touch $@
+
+test-rllib: $(RLLIB_VENV)/.installed
+	$(RLLIB_VENV)/bin/python -m pytest tests/own_venv/rllib
+
+$(AGILERL_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/pip install --quiet "$(TORCH_SPEC)"
+	$(AGILERL_VENV)/bin/pip install --quiet -e ".[agilerl]" "pytest>=7.4"
+	touch $@
+
+test-agilerl: $(AGILERL_VENV)/.installed
+	$(AGILERL_VENV)/bin/python -m pytest tests/own_venv/agilerl
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check craits_env agents training craits
@@ -65,12 +111,14 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10
 	$(VENV)/bin/craits bench env --players 4 --seconds 10
+	$(VENV)/bin/craits bench vector --players 4 --num-envs 1024 --seconds 10
 
-# The peers (RLCard, OpenSpiel) measured in the same run: ratios, not absolute times.
+# The peers (RLCard, OpenSpiel, pgx) measured in the same run: ratios, not absolute times.
 bench-peers: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) experiments/bench_compare.py engine --seconds 10 --rounds 3
 	$(PY) experiments/bench_compare.py env --seconds 10 --rounds 3
+	$(PY) experiments/bench_compare.py vector --seconds 10 --rounds 3
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis

@@ -24,6 +24,7 @@ from agents.tournament import (
     play_here,
     run_games,
 )
+from craits_env import localray
 
 _WORKER: GamePlayer | None = None
 
@@ -70,8 +71,8 @@ def ray_tasks(address: str | None) -> Executor:
             raise TournamentError("--ray needs Ray: pip install 'craits[ray]'") from None
         started_here = not ray.is_initialized()
         if started_here:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     ignore_reinit_error=True)  # fmt: skip
+            localray.init(address, include_dashboard=False, log_to_driver=False,
+                          ignore_reinit_error=True)  # fmt: skip
         try:
             config_dict = config.to_dict()
 

@@ -1,10 +1,12 @@
-"""Speed of the engine and of the environment, state size and clone cost
-(``craits bench engine``, ``craits bench env``).
+"""Speed of the engine, of the environment and of the batched engine, state size and clone
+cost (``craits bench engine``, ``craits bench env``, ``craits bench vector``).
 
 The loops are the ones a user runs, in one process: full games of the standard
 schedule, each decision a uniformly random legal action, on the engine
-(:func:`bench_engine`) or through the wrapped ``craits_v0`` AEC loop
-(:func:`bench_env`, whose :func:`run_aec_loop` also drives the peers). Timings
+(:func:`bench_engine`), through the wrapped ``craits_v0`` AEC loop
+(:func:`bench_env`, whose :func:`run_aec_loop` also drives the peers), or on B games of
+:class:`craits_env.vector.VectorGame` at once (:func:`bench_vector`: every decision's
+legal mask and observation produced, finished games reset automatically). Timings
 are wall clock and noisy on shared machines; compare ratios measured in the
 same run (``experiments/bench_compare.py`` measures the peers beside Craits).
 """
@@ -12,12 +14,18 @@ same run (``experiments/bench_compare.py`` measures the peers beside Craits).
 from __future__ import annotations
 
 import gc
+import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
-from .actions import PHASE_GAME_OVER
+import numpy as np
+
+from .actions import NUM_ACTIONS, PHASE_GAME_OVER
 from .engine import Game
 from .rules import Rules
 
@@ -166,3 +174,92 @@ def bench_state(
         "state_bytes_max": max(sizes),
         "clone_us": round(clone_us, 2),
     }
+
+
+VECTOR_NUM_ENVS = 1024  # craits bench vector's default batch: the state stays in the caches
+
+
+def bench_vector(
+    seconds: float,
+    num_players: int = 4,
+    rules: Rules | None = None,
+    seed: int = 0,
+    num_envs: int = VECTOR_NUM_ENVS,
+) -> dict[str, Any]:
+    """B = ``num_envs`` games of :class:`~craits_env.vector.VectorGame` for about ``seconds``:
+    each step draws a uniformly random legal action per game from the current masks
+    (compiled, :class:`~craits_env.vector.RandomPolicy`) and steps them all, writing every
+    game's next legal mask and observation (``step(..., observe_into=, mask_into=)``),
+    finished games resetting automatically. ``decisions_per_s`` counts one decision per game
+    and step; ``compile_s`` is this process's first use (importing numba, loading the cached
+    kernels or compiling them, and the first full step)."""
+    start = time.perf_counter()
+    from .vector import RandomPolicy, VectorGame
+
+    vg = VectorGame(num_envs, num_players, rules, seed=seed)
+    policy = RandomPolicy(seed)
+    mask = np.empty((num_envs, NUM_ACTIONS), np.int8)
+    obs = np.empty((num_envs, vg.obs_size), np.float32)
+    actions = np.empty(num_envs, np.int64)
+
+    def one_step() -> int:
+        policy.actions(mask, actions)
+        return int(vg.step(actions, observe_into=obs, mask_into=mask)[1].sum())
+
+    vg.legal_mask(mask)
+    vg.observe(obs)
+    one_step()
+    compile_s = time.perf_counter() - start
+    steps = games = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while True:
+        games += one_step()
+        steps += 1
+        if steps % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    decisions = steps * num_envs
+    return {
+        "bench": "vector",
+        "num_players": num_players,
+        "num_envs": num_envs,
+        "seconds": round(elapsed, 3),
+        "cpu_seconds": round(cpu, 3),
+        "decisions": decisions,
+        "decisions_per_s": round(decisions / elapsed, 1),
+        "games": games,
+        "games_per_s": round(games / elapsed, 3),
+        "obs_size": vg.obs_size,
+        "compile_s": round(compile_s, 3),
+        "memory_bytes_per_game": vg.memory_bytes() // num_envs,
+    }
+
+
+def _first_use_in_subprocess(num_players: int, rules: Rules, cache_dir: str) -> float:
+    """Seconds a fresh interpreter takes from ``import craits_env.vector`` to its first full
+    step, with numba's cache in ``cache_dir``."""
+    code = (
+        "import json, sys, time\n"
+        "from craits_env.rules import Rules\n"
+        "from craits_env.bench import bench_vector\n"
+        "rules = Rules.from_dict(json.loads(sys.argv[2]))\n"
+        "print(bench_vector(0.0, int(sys.argv[1]), rules, num_envs=64)['compile_s'])\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(num_players), json.dumps(rules.to_dict())],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bench_vector_compile(num_players: int = 4, rules: Rules | None = None) -> dict[str, Any]:
+    """The cold compile (a fresh interpreter, an empty numba cache directory) and the cached
+    one (a second interpreter, the same directory): seconds from ``import craits_env.vector``
+    to the first full step."""
+    rules = Rules() if rules is None else rules
+    with tempfile.TemporaryDirectory(prefix="craits-numba-") as cache_dir:
+        cold = _first_use_in_subprocess(num_players, rules, cache_dir)
+        cached = _first_use_in_subprocess(num_players, rules, cache_dir)
+    return {"compile_cold_s": round(cold, 2), "compile_cached_s": round(cached, 2)}

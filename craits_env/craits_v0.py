@@ -38,7 +38,10 @@ until the agent acts:
 
 Hand points include shuffle-pressure penalties (R8.5).
 
-**Options.** ``rules=Rules(...)`` (every option of docs/rules.md); ``track_public=True``
+**Options.** ``rules=Rules(...)`` (every option of docs/rules.md); ``backend="vector"`` runs
+the game on the compiled batched engine (:class:`craits_env.vector.VectorGame`, one game;
+identical observations, masks, rewards, snapshots and renders; needs no other change);
+``track_public=True``
 keeps the public history bots use (``env.unwrapped.seat_view(agent)``); ``auto_forced=True``
 applies decisions with a single legal action automatically (they are still
 counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
@@ -68,7 +71,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -90,7 +93,11 @@ from .rules import Rules, check_num_players
 from .snapshots import generator_from_state, generator_state
 from .wrappers import wrap_classic
 
+if TYPE_CHECKING:
+    from .vector.single import SingleGame
+
 RENDER_MODES = ["human", "ansi", "rgb_array"]
+BACKENDS = ("python", "vector")  # the engine.py Game, or craits_env.vector (compiled)
 
 # raw_env.state()'s keys.
 _STATE_KEYS = (
@@ -164,10 +171,11 @@ class raw_env(AECEnv, EzPickle):
         auto_forced: bool = False,
         max_steps: int | None = None,
         track_public: bool = False,
+        backend: str = "python",
     ) -> None:
         EzPickle.__init__(self, num_players, rules, render_mode, reward=reward,
                           auto_forced=auto_forced, max_steps=max_steps,
-                          track_public=track_public)  # fmt: skip
+                          track_public=track_public, backend=backend)  # fmt: skip
         super().__init__()
         n = check_num_players(num_players)
         rules = Rules() if rules is None else rules
@@ -183,8 +191,16 @@ class raw_env(AECEnv, EzPickle):
             isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
         ):
             raise ValueError(f"max_steps: got {max_steps!r}, allowed None or an int >= 1")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend: got {backend!r}, allowed {', '.join(map(repr, BACKENDS))}")
         # Fails now, not at reset, if the configuration cannot be dealt (R1.5).
         Game(n, rules, seed=0)
+        self.backend = backend
+        self._single: SingleGame | None = None
+        if backend == "vector":  # refuses here what VectorGame cannot run
+            from .vector.single import SingleGame
+
+            self._single = SingleGame(n, rules, reward)
         self.num_players = n
         self.rules = rules
         self.render_mode = render_mode
@@ -206,6 +222,7 @@ class raw_env(AECEnv, EzPickle):
         }
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.track_public = bool(track_public)
+        # On the vector backend, a SingleGame: it answers Game's API (craits_env.vector.single).
         self.game: Game | None = None
         self.public: PublicGame | None = None
         self._rng: np.random.Generator | None = None
@@ -233,13 +250,19 @@ class raw_env(AECEnv, EzPickle):
             self._rng = np.random.default_rng(seed)
         elif self._rng is None:
             self._rng = np.random.default_rng()
-        game = Game(
-            self.num_players,
-            self.rules,
-            rng=self._rng,
-            dealer=options.get("dealer"),
-            deck_top=options.get("deck"),
-        )
+        else:
+            self._sync_generator()
+        if self._single is not None:
+            self._single.new_game(self._rng, options.get("dealer"), options.get("deck"))
+            game = cast(Game, self._single)
+        else:
+            game = Game(
+                self.num_players,
+                self.rules,
+                rng=self._rng,
+                dealer=options.get("dealer"),
+                deck_top=options.get("deck"),
+            )
         self.game = game
         self.public = PublicGame(game, self.encoder) if self.track_public else None
         self.agents = self.possible_agents[:]
@@ -329,7 +352,11 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError("observe() before reset()")
         seat = self._seat_of[agent]
         legal = game.legal_actions() if game.current_player == seat else ()
-        obs = {"observation": self.encoder.encode(game, seat), "action_mask": legal_mask(legal)}
+        if self._single is not None:  # the compiled encoder: the same vector
+            observation = self._single.observation(seat)
+        else:
+            observation = self.encoder.encode(game, seat)
+        obs = {"observation": observation, "action_mask": legal_mask(legal)}
         self._obs_cache[agent] = obs
         return obs
 
@@ -360,6 +387,7 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         if game is None or self._rng is None:
             raise ValueError("state() before reset()")
+        self._sync_generator()
         return {
             "options": self._state_options(),
             "game": game.snapshot(),
@@ -409,6 +437,12 @@ class raw_env(AECEnv, EzPickle):
         rng = generator_from_state(state["rng"], "state['rng']")
         try:
             game = Game.from_snapshot(state["game"], rng=rng)
+            if self._single is not None:  # a new one: this env's changes only once all is valid
+                from .vector.single import SingleGame
+
+                single = SingleGame(self.num_players, self.rules, self.reward_mode)
+                single.load(game, rng)
+                game = cast(Game, single)
         except ValueError as e:
             raise ValueError(f"state['game']: {e}") from None
         public = None
@@ -451,6 +485,8 @@ class raw_env(AECEnv, EzPickle):
         }
         # Everything is valid: set it.
         self.game, self.public, self._rng = game, public, rng
+        if self._single is not None:
+            self._single = cast("SingleGame", game)  # the one restored above
         self.agents = list(agents)
         self.rewards = per_agent["rewards"]
         self._cumulative_rewards = per_agent["cumulative_rewards"]
@@ -498,14 +534,25 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             from .picture import table_picture
 
-            game = self.game
+            game = self._table_game()
             seat = game.current_player if not game.is_over else 0
             return table_picture(game, seat, list(self.possible_agents))
-        text = render_table(self.game, self.possible_agents)
+        text = render_table(self._table_game(), self.possible_agents)
         if self.render_mode == "ansi":
             return text
         print(text, end="\n\n")
         return None
+
+    def _table_game(self) -> Game:
+        """The game as an engine ``Game`` (on the vector backend, its exact mirror)."""
+        assert self.game is not None
+        return self._single.mirror() if self._single is not None else self.game
+
+    def _sync_generator(self) -> None:
+        """On the vector backend, bring ``self._rng`` to where the game's generator is (a
+        python-backend game draws from ``self._rng`` itself)."""
+        if self._single is not None and self.game is not None and self._rng is not None:
+            self._single.sync_generator(self._rng)
 
     def close(self) -> None:
         pass

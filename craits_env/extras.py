@@ -1,15 +1,18 @@
 """Optional dependencies: which extra of the ``craits`` package provides what.
 
-The core package needs only numpy, gymnasium and pettingzoo: the engine, the
-environments, the bots, ``craits play``/``replay``/``demo``/``bench``. The
+The core package needs only numpy, numba, gymnasium and pettingzoo: the engine, the
+batched engine, the environments, the bots, ``craits play``/``replay``/``demo``/``bench``. The
 rest is in extras (``pip install 'craits[train]'``):
 
 | extra | modules | for |
 |---|---|---|
 | ``tournament`` | openskill, tqdm, matplotlib | ``craits tournament`` (ratings, bar, chart) |
 | ``train`` | torch, tensorboard + ``tournament`` | ``craits train``, the ``ppo:PATH`` agent |
-| ``ray`` | ray | ``--ray`` (tournaments on a cluster) |
+| ``ray`` | ray | ``--ray`` (tournaments and training on a cluster) |
+| ``web`` | fastapi, uvicorn | ``craits serve`` |
 | ``all`` | all of the above | |
+| ``rllib`` | ray[rllib], torch | :mod:`craits_env.integrations.rllib` (a venv of its own) |
+| ``agilerl`` | agilerl, torch | the AgileRL example (a venv of its own) |
 
 :func:`require` turns a missing module into one line naming the extra to install.
 """
@@ -22,6 +25,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "tournament": ("openskill", "tqdm", "matplotlib"),
     "train": ("torch", "tensorboard", "openskill", "tqdm", "matplotlib"),
     "ray": ("ray",),
+    "web": ("fastapi", "uvicorn"),
+    "rllib": ("ray.rllib", "torch"),
+    "agilerl": ("agilerl", "torch"),
 }
 
 

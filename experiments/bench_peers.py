@@ -43,6 +43,15 @@ tensors, action masks and the PettingZoo AEC bookkeeping. ``ENV_PEERS`` measures
   action is drawn from ``np.flatnonzero(mask)`` as in the AEC loop. Chance nodes are sampled
   as in ``openspiel_crazy_eights`` and not counted as steps.
 
+Batched peer (``bench_pgx_leduc``, for ``bench_compare.py vector``)
+------------------------------------------------------------------
+* ``pgx_leduc``: pgx's Leduc hold'em (``pgx.make("leduc_holdem")``), B games stepped together
+  on JAX CPU with one XLA thread (``bench_pgx.py``, run in its own process because JAX reads
+  its thread settings on import): ``vmap``-ed ``step`` under ``pgx.experimental.auto_reset``,
+  a uniformly random legal action per game, eight steps per jitted ``lax.scan``; pgx builds
+  each game's observation and legal mask in ``step``. Needs ``pip install pgx jax`` (in the
+  ``bench`` extra).
+
 The three AEC peers run exactly the standard loop::
 
     env.reset(seed=seed)
@@ -84,11 +93,13 @@ import argparse
 import importlib
 import json
 import random
+import subprocess
 import sys
 import time
 import warnings
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from craits_env.bench import run_aec_loop
@@ -362,6 +373,23 @@ def bench_openspiel_c8_obs(seconds: float, seed: int = 0) -> PeerResult | None:
         num_actions=num_actions,
         chance_steps=chance_steps,
     )
+
+
+def bench_pgx_leduc(seconds: float, seed: int = 0, num_envs: int = 1024) -> PeerResult | None:
+    """pgx's batched Leduc hold'em on JAX CPU, one thread (``bench_pgx.py``, in its own
+    process, with this process's CPU affinity); ``None`` if pgx or JAX is not installed."""
+    script = Path(__file__).resolve().parent / "bench_pgx.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--seconds", str(seconds), "--seed", str(seed),
+         "--num-envs", str(num_envs)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if out.returncode == 3:
+        return None
+    if out.returncode != 0:
+        raise RuntimeError(f"bench_pgx.py failed: {out.stderr.strip().splitlines()[-1:]}")
+    result: PeerResult = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 ENV_PEERS: dict[str, Callable[[float, int], PeerResult | None]] = {

@@ -13,6 +13,9 @@ from pettingzoo.utils import wrappers as pz_wrappers
 from craits_env import NUM_ACTIONS, Game, Rules, craits_v0
 from craits_env.observation import FIELDS, ObservationEncoder, slice_table
 
+# Every test here runs on both backends of craits_v0 (tests/conftest.py: env_backend).
+pytestmark = pytest.mark.usefixtures("env_backend")
+
 
 def random_action(obs: dict[str, np.ndarray], r: random.Random) -> int:
     legal = np.flatnonzero(obs["action_mask"])

@@ -9,6 +9,7 @@ and illegal ones are rejected with ``ValueError``, leaving the state unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 
@@ -18,39 +19,15 @@ from hypothesis import strategies as st
 
 from craits_env import NO_PLAYER, NUM_ACTIONS, Game, Phase, Rules
 from craits_env.cards import make_deck
-
-OPTION_CHOICES = {
-    "dealer_follows_direction": (False, True),
-    "remove_kings_queens": (False, True),
-    "voluntary_draw": (False, True),
-    "seven_hits": ("next", "next_but_one"),
-    "count_out_can_return": (False, True),
-    "one_card": ("declare", "auto", "off"),
-    "idiot_penalty": ("forfeit", "draw_one"),
-    "one_card_on_deal": (False, True),
-    "going_out_bonus": (False, True),
-    "threes_cancel_eights": (False, True),
-    "three_points": (3, 0, -1),
-    "punitive_threes": (False, True),
-    "face_cards": (False, True),
-}
+from craits_env.random_rules import OPTION_CHOICES, SCHEDULE_OPTIONS, random_config
 
 
-def random_config(r: random.Random) -> tuple[int, Rules]:
-    """A random dealable configuration: players, decks, a short random schedule, options."""
-    while True:
-        n = r.randint(2, 10)
-        options = {k: r.choice(v) for k, v in OPTION_CHOICES.items()}
-        options["num_decks"] = r.choice((None, 1, 2))
-        sizes = tuple(r.choice((1, 1, 2, 3, 5, 8)) for _ in range(r.randint(1, 3)))
-        options["hand_sizes"] = sizes
-        if r.random() < 0.1:
-            options["hand_decision_limit"] = r.randint(1, 60)
-        rules = Rules(**options)
-        decks = rules.decks_for(n)
-        deck = (44 if rules.remove_kings_queens else 52) * decks
-        if n * max(sizes) + 1 <= deck:
-            return n, rules
+def test_the_random_option_space_covers_every_rule_option() -> None:
+    """A new Rules option must be added to craits_env.random_rules, or no random test plays it."""
+    names = {f.name for f in dataclasses.fields(Rules)}
+    assert set(OPTION_CHOICES) | set(SCHEDULE_OPTIONS) == names
+    for name, values in OPTION_CHOICES.items():
+        Rules(**{name: values[0]})  # every listed value is accepted
 
 
 def deck_of(g: Game) -> Counter[int]:

@@ -11,18 +11,29 @@ and thread count). The loop around it — logging, evaluation, checkpoints — i
 Randomness: ``torch.manual_seed(seed)`` initialises the network; the games,
 seats and bots' seeds come from one ``numpy`` generator; the actions are sampled
 with one ``torch.Generator`` and the minibatches shuffled with another.
+
+**Where the games are played** is a :class:`Rollouts`: :class:`LocalRollouts`
+(this process, ``craits train``) or :class:`training.distributed.RayRollouts`
+(rollout workers on a Ray cluster, ``craits train --ray``). The learner's part —
+the PPO update, the pool's snapshots, the checkpoint — is the same code for both.
+The games of rollout worker ``w`` in its ``i``-th incarnation are seeded by
+:func:`rollout_generators` ``(seed, w, i)``; worker 0's first incarnation *is*
+the single-process rollout, so one Ray worker trains exactly what ``craits train``
+trains.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
+import numpy as np
 import torch
 from torch import nn
 
 from agents.network import PolicyNet
-from craits_env.seeding import derive_rng
+from craits_env.seeding import derive_rng, derive_seed
 
 from .checkpoint import bytes_to_tensor, policy_from_checkpoint, tensor_to_bytes
 from .config import TrainConfig
@@ -40,17 +51,136 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-class Learner:
-    """One run's learning state (see the module docstring)."""
+ROLLOUT_SEED = 0x5E1F  # the single-process rollout's games: derive_rng(seed, ROLLOUT_SEED)
+WORKER_SEED = 0x3041  # other workers' and incarnations' games: derive_seed(seed, WORKER_SEED, w, i)
 
-    def __init__(self, config: TrainConfig, device: torch.device, run_name: str) -> None:
+
+def rollout_generators(
+    seed: int, worker: int = 0, incarnation: int = 0
+) -> tuple[np.random.Generator, torch.Generator]:
+    """The games' generator and the action-sampling generator of a rollout.
+
+    Worker 0's first incarnation gets the single-process run's generators
+    (``derive_rng(seed, ROLLOUT_SEED)``, ``seed * 2 + 1``); every other
+    ``(worker, incarnation)`` its own, derived from all three integers.
+    """
+    if worker == 0 and incarnation == 0:
+        return derive_rng(seed, ROLLOUT_SEED), torch.Generator().manual_seed(seed * 2 + 1)
+    derived = derive_seed(seed, WORKER_SEED, worker, incarnation)
+    return derive_rng(derived), torch.Generator().manual_seed(derived)
+
+
+class Rollouts(Protocol):
+    """Where a learner's games are played (this process, or rollout workers elsewhere)."""
+
+    def collect(
+        self, actor: PolicyNet, version: int, batch_size: int
+    ) -> tuple[Batch, RolloutStats]:
+        """Play until ``batch_size`` transitions are complete, acting with ``actor`` (the
+        network after ``version`` updates); the batch and what the games did."""
+        ...
+
+    def snapshot_added(self, pool: OpponentPool) -> None:
+        """The learner's pool just froze a snapshot (its newest): seat it in new games."""
+        ...
+
+    def save_into(self, checkpoint: dict[str, Any]) -> None:
+        """Add the games in flight and the sampling generators to ``checkpoint``."""
+        ...
+
+    def load_from(self, checkpoint: dict[str, Any], pool: OpponentPool) -> str | None:
+        """Continue the games of ``checkpoint`` (``pool``: the learner's, already loaded);
+        a line to show when they could not be continued exactly, else ``None``."""
+        ...
+
+    def describe(self) -> str:
+        """A line on where the games are played ("" for this process)."""
+        ...
+
+    def scalars(self) -> dict[str, float]:
+        """TensorBoard scalars of the last :meth:`collect` beyond :class:`RolloutStats`'s."""
+        ...
+
+    def messages(self) -> list[str]:
+        """Lines to show since the last call (a worker restarted); clears them."""
+        ...
+
+    def close(self) -> None:
+        """Release what the rollouts hold (idempotent)."""
+        ...
+
+
+class LocalRollouts:
+    """``config.num_games`` games in this process: the single-process :class:`Rollouts`."""
+
+    def __init__(self, config: TrainConfig, pool: OpponentPool) -> None:
+        rng, self.sample_gen = rollout_generators(config.seed)
+        self.rollout = SelfPlayRollout(config, pool, rng)
+
+    def collect(
+        self, actor: PolicyNet, version: int, batch_size: int
+    ) -> tuple[Batch, RolloutStats]:
+        return self.rollout.collect(actor, batch_size, self.sample_gen)
+
+    def snapshot_added(self, pool: OpponentPool) -> None:
+        pool.prune(self.rollout.in_use())
+
+    def save_into(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["rng"]["sample"] = self.sample_gen.get_state()
+        checkpoint["rollout"] = bytes_to_tensor(self.rollout.state_bytes())
+
+    def load_from(self, checkpoint: dict[str, Any], pool: OpponentPool) -> str | None:
+        if "rollout" in checkpoint:
+            self.sample_gen.set_state(checkpoint["rng"]["sample"])
+            self.rollout.load_state_bytes(tensor_to_bytes(checkpoint["rollout"]))
+            return None
+        workers = checkpoint.get("workers", {}).get("states", [])  # craits train --ray's
+        if len(workers) != 1:
+            return (f"the games in flight were played by {len(workers)} rollout workers: new "
+                    "games are dealt here (the run continues, not bit-identically)")  # fmt: skip
+        state = workers[0]  # one worker's games continue here exactly
+        snapshots = pool.state_dict()["snapshots"]
+        pool.load_state_dict({"snapshots": snapshots, "retired": state["retired"],
+                              "seated": dict(pool.seated)})  # fmt: skip
+        self.sample_gen.set_state(state["sample"])
+        self.rollout.load_state_bytes(tensor_to_bytes(state["rollout"]))
+        return None
+
+    def describe(self) -> str:
+        return ""
+
+    def scalars(self) -> dict[str, float]:
+        return {}
+
+    def messages(self) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+RolloutsFactory = Callable[[TrainConfig, OpponentPool], Rollouts]
+
+
+class Learner:
+    """One run's learning state (see the module docstring).
+
+    ``rollouts`` builds where the games are played from the configuration and the
+    learner's pool (default: :class:`LocalRollouts`, this process).
+    """
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        device: torch.device,
+        run_name: str,
+        rollouts: RolloutsFactory = LocalRollouts,
+    ) -> None:
         self.config = config
         self.device = device
         self.run_name = run_name
         seed = config.seed
         torch.manual_seed(seed)
-        rng = derive_rng(seed, 0x5E1F)
-        self.sample_gen = torch.Generator().manual_seed(seed * 2 + 1)
         self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
         probe = SelfPlayRollout.observation_size(config)
         self.net = PolicyNet(probe, config.hidden_sizes, config.activation).to(device)
@@ -59,7 +189,8 @@ class Learner:
         self._sync_actor()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.pool = OpponentPool(config.opponents, self.net.spec(), config.pool_size)
-        self.rollout = SelfPlayRollout(config, self.pool, rng)
+        self.rollouts = rollouts(config, self.pool)
+        self.resume_note: str | None = None  # set by load_state when the games start anew
         self.global_step = 0
         self.batch_start_step = 0  # global_step before the batch last collected
         self.update = 0
@@ -91,7 +222,7 @@ class Learner:
     def collect(self) -> tuple[Batch, RolloutStats]:
         """Play until one update's batch is complete."""
         self.net.eval()
-        batch, stats = self.rollout.collect(self.actor, self.config.batch_size, self.sample_gen)
+        batch, stats = self.rollouts.collect(self.actor, self.update, self.config.batch_size)
         self.batch_start_step = self.global_step
         self.global_step += stats.steps
         for k, v in stats.seconds.items():
@@ -153,7 +284,7 @@ class Learner:
         self.update += 1
         if self.update % c.snapshot_every == 0:
             self.pool.add_snapshot(self.net, self.update)
-            self.pool.prune(self.rollout.in_use())
+            self.rollouts.snapshot_added(self.pool)
         metrics = {k: v / count for k, v in sums.items()}
         metrics["explained_variance"] = explained_variance(batch.values, batch.returns)
         metrics["minibatches"] = float(count)
@@ -166,7 +297,7 @@ class Learner:
 
     def state(self) -> dict[str, Any]:
         """Everything a checkpoint holds (see :mod:`training.checkpoint`)."""
-        return {
+        state = {
             "network": self.net.spec(),
             "policy": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
             "num_players": self.config.num_players,
@@ -178,16 +309,17 @@ class Learner:
             "seconds": dict(self.seconds),
             "optimizer": self.optimizer.state_dict(),
             "pool": self.pool.state_dict(),
-            "rng": {
-                "torch": torch.get_rng_state(),
-                "sample": self.sample_gen.get_state(),
-                "shuffle": self.shuffle_gen.get_state(),
-            },
-            "rollout": bytes_to_tensor(self.rollout.state_bytes()),
+            "rng": {"torch": torch.get_rng_state(), "shuffle": self.shuffle_gen.get_state()},
         }
+        self.rollouts.save_into(state)  # the games in flight, the sampling generators
+        return state
 
     def load_state(self, data: dict[str, Any], path: str = "checkpoint") -> None:
-        """Continue from a checkpoint's dict (``ValueError`` if it does not fit this config)."""
+        """Continue from a checkpoint's dict (``ValueError`` if it does not fit this config).
+
+        ``resume_note`` says afterwards whether the games in flight could not be continued
+        (a checkpoint of another number of rollout workers: new games are dealt).
+        """
         net = policy_from_checkpoint(data, path)
         if net.spec() != self.net.spec():
             raise ValueError(
@@ -199,9 +331,8 @@ class Learner:
             self.optimizer.load_state_dict(data["optimizer"])
             self.pool.load_state_dict(data["pool"])
             torch.set_rng_state(data["rng"]["torch"])
-            self.sample_gen.set_state(data["rng"]["sample"])
             self.shuffle_gen.set_state(data["rng"]["shuffle"])
-            self.rollout.load_state_bytes(tensor_to_bytes(data["rollout"]))
+            self.resume_note = self.rollouts.load_from(data, self.pool)
             self.global_step = self.batch_start_step = int(data["global_step"])
             self.update = int(data["update"])
             self.seconds.update(data.get("seconds", {}))
@@ -209,3 +340,7 @@ class Learner:
         except (KeyError, TypeError, RuntimeError) as e:
             raise ValueError(f"checkpoint {path}: cannot resume from it ({e})") from None
         self._sync_actor()
+
+    def close(self) -> None:
+        """Release the rollouts (Ray workers); the learning state stays usable."""
+        self.rollouts.close()

@@ -22,6 +22,11 @@ of the training time), ``learner/{mean_hand_points,win_rate,mean_score}``,
 ``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
 mean_score_ci_lo,mean_score_ci_hi}``, ``pool/{<kind>_share,snapshots}``; the
 hyper-parameters as a text table.
+
+The games are played in this process, or (``rollouts=RayOptions(...)``, ``craits train
+--ray``) by rollout workers on a Ray cluster (:mod:`training.distributed`, which adds
+``charts/{worker_<k>_sps,policy_lag,worker_restarts,broadcast_ms,gather_ms}``): the
+same loop, the same run directory.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from craits_env.fileio import atomic_write_text
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig, to_toml
 from .evaluate import evaluate
-from .learner import Learner, resolve_device
+from .learner import Learner, LocalRollouts, RolloutsFactory, resolve_device
 from .selfplay import RolloutStats
 
 FINAL = "final.pt"
@@ -117,13 +122,15 @@ def open_run(
     resume: Path | None = None,
     total_steps: int | None = None,
     device: str | None = None,
+    rollouts: RolloutsFactory | None = None,
 ) -> Run:
     """Check everything a run needs and build its learner — writing nothing.
 
     ``resume`` is a checkpoint or a run directory (its latest checkpoint); the run's
     configuration then comes from the checkpoint and ``config`` must be ``None``. The run
-    directory is relocatable: nothing in it names the directory. Errors a user can fix
-    raise ``ValueError`` with one line.
+    directory is relocatable: nothing in it names the directory. ``rollouts``: where the
+    games are played (default: here; :class:`training.distributed.RayOptions`: on Ray).
+    Errors a user can fix raise ``ValueError`` with one line.
     """
     data = None
     if resume is not None:
@@ -158,9 +165,13 @@ def open_run(
     torch.set_num_threads(config.torch_threads)
     dev = resolve_device(config.device)
     config = config.replace(device=dev.type)  # config.toml and checkpoints say what was used
-    learner = Learner(config, dev, run_name)
+    learner = Learner(config, dev, run_name, rollouts or LocalRollouts)
     if data is not None:
-        learner.load_state(data, str(resume))
+        try:
+            learner.load_state(data, str(resume))
+        except BaseException:
+            learner.close()
+            raise
     return Run(config, out, learner, resume)
 
 
@@ -223,6 +234,7 @@ def train(
     resume: Path | None = None,
     total_steps: int | None = None,
     device: str | None = None,
+    rollouts: RolloutsFactory | None = None,
     progress: bool = True,
     echo: Callable[[str], None] = print,
 ) -> TrainResult:
@@ -233,10 +245,16 @@ def train(
     training stops at the end of the current update and saves a checkpoint
     (``TrainResult.interrupted == "training"``); during the final evaluation it keeps the
     games played (``"evaluation"``). Either way ``--resume`` continues exactly.
+    ``rollouts``: where the games are played (see :func:`open_run`).
     """
-    run = open_run(config, out=out, resume=resume, total_steps=total_steps, device=device)
+    run = open_run(config, out=out, resume=resume, total_steps=total_steps, device=device,
+                   rollouts=rollouts)  # fmt: skip
     config, out, learner = run.config, run.out, run.learner
-    log = RunLog(run, progress, echo)  # the run directory is written from here on
+    try:
+        log = RunLog(run, progress, echo)  # the run directory is written from here on
+    except BaseException:
+        learner.close()
+        raise
     final, saved, interrupted = out / FINAL, None, None
     evaluations: dict[str, dict[str, Any]] = {}
     try:
@@ -260,9 +278,10 @@ def train(
                 done = learner.global_step >= config.total_steps
                 interrupted = "evaluation" if done else "training"
         log.bar.close()
+        if interrupted is None and not final.exists():  # resumed a finished run, no steps left
+            save_checkpoint(final, learner.state())
+        learner.close()  # the rollout workers' CPUs are free for the evaluation
         if interrupted is None:
-            if not final.exists():  # resumed a finished run with no more steps to take
-                save_checkpoint(final, learner.state())
             try:
                 evaluations = _final_evaluation(log.writer, learner.global_step, final, config,
                                                 out, progress, echo)  # fmt: skip
@@ -271,6 +290,7 @@ def train(
     except KeyboardInterrupt:  # a second Ctrl-C while training: the latest checkpoint stands
         raise RunInterrupted(out) from None
     finally:
+        learner.close()
         log.close()
     return TrainResult(
         run_dir=out,
@@ -309,6 +329,8 @@ class RunLog:
         if run.resumed_from is not None:
             echo(f"resuming {learner.run_name} at step {learner.global_step:,} "
                  f"(update {learner.update}) from {run.resumed_from}")  # fmt: skip
+            if learner.resume_note:
+                echo(f"resuming: {learner.resume_note}")
         run.out.mkdir(parents=True, exist_ok=True)
         atomic_write_text(run.out / "config.toml", to_toml(config))
         # A resumed run hides the events logged after its checkpoint (they are replayed).
@@ -335,6 +357,10 @@ class RunLog:
         self.echo(f"run {learner.run_name}: {config.name}, {config.num_players} players, "
                   f"{config.total_steps:,} steps, device {learner.device}, writing to "
                   f"{self.run.out} (Ctrl-C saves a checkpoint and stops)")  # fmt: skip
+        where = learner.rollouts.describe()
+        if where:  # rollout workers elsewhere (craits train --ray)
+            self.echo(where)
+            self.writer.add_text("rollouts", where, learner.global_step)
 
     def timed(self, step: Callable[..., Any], *args: Any) -> Any:
         """``step(*args)``, its time counted as busy and split by the learner's own clocks."""
@@ -352,6 +378,8 @@ class RunLog:
         wall = time.perf_counter() - self.start
         _log_update(self.writer, learner.global_step, learner, metrics, stats, self.steps,
                     self.busy, wall, self.session_seconds)  # fmt: skip
+        for line in learner.rollouts.messages():  # a rollout worker replaced
+            self.echo(line)
         self.bar.update(min(learner.global_step, total) - self.bar.n)
         win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
         self.bar.set_postfix_str(
@@ -364,6 +392,8 @@ class RunLog:
         self.last_eval = win_rates
 
     def close(self) -> None:
+        for line in self.run.learner.rollouts.messages():  # a worker replaced after the last log
+            self.echo(line)
         self.bar.close()
         self.writer.close()
 
@@ -441,6 +471,8 @@ def _log_update(
     for kind, share in learner.pool.composition().items():
         scalar(f"pool/{kind}_share", share, step)
     scalar("pool/snapshots", len(learner.pool.snapshots), step)
+    for tag, value in learner.rollouts.scalars().items():  # rollout workers' (on Ray)
+        scalar(tag, value, step)
 
 
 def _evaluate(

@@ -1,10 +1,13 @@
-"""``craits bench engine|env``: speed of the engine and of the wrapped AEC loop."""
+"""``craits bench engine|env|vector``: speed of the engine, of the wrapped AEC loop and of
+the batched engine."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from typing import Any
+
+from craits_env.bench import VECTOR_NUM_ENVS
 
 from .. import arguments as a
 
@@ -36,19 +39,50 @@ def add_parser(sub: Any) -> None:
         "peers measured in the same run see experiments/bench_compare.py.",
     )
     a.add_bench_args(envb)
+    vector = bench_sub.add_parser(
+        "vector",
+        help="the batched engine (craits_env.vector): decisions/s over N games at once",
+        description="N games of craits_env.vector.VectorGame stepped together, one compiled "
+        "call a step: every game's legal mask and observation written, a uniformly random "
+        "legal action per game, finished games reset automatically. Prints decisions_per_s, "
+        "compile_s (this process's first use: numba's cached kernels, or compiling them), "
+        "num_envs and the memory of one game. For ratios to peers measured in the same run "
+        "see experiments/bench_compare.py vector.",
+    )
+    a.add_bench_args(vector)
+    vector.add_argument(
+        "--num-envs", type=a.positive_int, default=VECTOR_NUM_ENVS,
+        help=f"games stepped together (default {VECTOR_NUM_ENVS})",
+    )  # fmt: skip
+    vector.add_argument(
+        "--compile", action="store_true",
+        help="also measure the cold compile (a fresh interpreter, an empty numba cache) and "
+        "the cached one (a second interpreter): compile_cold_s, compile_cached_s",
+    )  # fmt: skip
     bench.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Measure the engine or the wrapped environment; print the figures (or one JSON object)."""
     if args.target is None:
-        parser.error("bench needs a target: engine or env")
-    from craits_env.bench import bench_engine, bench_env, bench_state
+        parser.error("bench needs a target: engine or env, or vector (the batched engine)")
+    from craits_env.bench import (
+        bench_engine,
+        bench_env,
+        bench_state,
+        bench_vector,
+        bench_vector_compile,
+    )
 
     rules = a.rules_from(args, parser)
-    bench = bench_engine if args.target == "engine" else bench_env
     try:
-        result = bench(args.seconds, args.players, rules, args.seed)
+        if args.target == "vector":
+            result = bench_vector(args.seconds, args.players, rules, args.seed, args.num_envs)
+            if args.compile:
+                result.update(bench_vector_compile(args.players, rules))
+        else:
+            bench = bench_engine if args.target == "engine" else bench_env
+            result = bench(args.seconds, args.players, rules, args.seed)
     except ValueError as e:
         parser.error(str(e))
     if args.target == "engine" and not args.no_state:

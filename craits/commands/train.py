@@ -22,13 +22,19 @@ def add_parser(sub: Any) -> None:
         "duplicate tournament table against each evaluation opponent. Named configurations "
         "live in training/configs (default ppo_4p: 45M steps, about 25-40 minutes on a "
         "2-core CPU). Ctrl-C saves a checkpoint at the end of the current update and stops; "
-        "--resume DIR continues exactly.",
+        "--resume DIR continues exactly. With --ray the games are played by --workers rollout "
+        "workers on a Ray cluster (synchronous PPO: the same seed and worker count give the "
+        "same parameters; a worker that dies is replaced and the run goes on); the run "
+        "directory is the same.",
         epilog="A quick run (about a minute): craits train --total-steps 300000 --set "
         "final_eval_deals=20 --set eval_every=0 --out runs/quick. Extend a finished run: "
         "craits train --resume runs/quick --total-steps 600000 (its evaluation is played "
-        "again for the new agent). Exit status: 0 done; 2 bad arguments or a refusal (nothing "
-        "written); 130 interrupted (a checkpoint is saved: the message gives the --resume "
-        "command).",
+        "again for the new agent). On a local Ray instance with 2 rollout workers: craits train "
+        "--ray --workers 2 --out runs/ray; on a running cluster: --ray auto (or --ray "
+        "HOST:PORT). Exit status: 0 done; 1 failed while running (an evaluation game, or a "
+        "rollout worker that kept dying; the checkpoints are kept); 2 bad arguments or a "
+        "refusal (nothing written); 130 interrupted (a checkpoint is saved: the message gives "
+        "the --resume command).",
     )
     train.add_argument("--config", "-c", default=None, metavar="NAME",
                        help="a configuration name (ppo_4p, ppo_2p, ...) or a .toml file "
@@ -47,6 +53,13 @@ def add_parser(sub: Any) -> None:
                        help="override a config key (a TOML value), e.g. --set "
                        "learning_rate=3e-4 --set opponents.greedy=0.5 --set "
                        "rules.face_cards=true")  # fmt: skip
+    train.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                       help="play the games on Ray rollout workers: a local Ray instance "
+                       "without ADDRESS, else that cluster's (auto, HOST:PORT, "
+                       "ray://HOST:PORT); needs the ray extra")  # fmt: skip
+    train.add_argument("--workers", type=a.positive_int, default=None, metavar="K",
+                       help="rollout workers with --ray, one CPU each (default 2); each steps "
+                       "num_games games and collects its share of every batch")  # fmt: skip
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.set_defaults(run=run)
 
@@ -56,15 +69,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits_env.extras import require
 
     require("train", "craits train")
+    if args.workers is not None and args.ray is None:
+        parser.error("--workers counts Ray rollout workers: it goes with --ray [ADDRESS]")
+    if args.ray is not None:
+        require("ray", "craits train --ray")
     from agents.tournament import TournamentError
     from training.config import DEFAULT_CONFIG, load_config
+    from training.distributed import DEFAULT_WORKERS, RayOptions, WorkersFailed
     from training.train import RunExists, train
 
     config = None
     if args.resume is not None:
         if args.config is not None or args.seed is not None or args.set:
             parser.error("--resume continues a run with its own configuration: only "
-                         "--total-steps, --out, --device, --no-progress go with it")  # fmt: skip
+                         "--total-steps, --out, --device, --ray, --workers, --no-progress go "
+                         "with it")  # fmt: skip
     else:
         overrides = list(args.set)
         if args.seed is not None:
@@ -73,16 +92,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             config = load_config(args.config or DEFAULT_CONFIG, overrides)
         except ValueError as e:
             parser.error(str(e))
+    rollouts = None
+    if args.ray is not None:
+        rollouts = RayOptions(workers=args.workers or DEFAULT_WORKERS, address=args.ray or None)
     try:
         result = train(config, out=args.out, resume=args.resume, total_steps=args.total_steps,
-                       device=args.device, progress=not args.no_progress)  # fmt: skip
+                       device=args.device, rollouts=rollouts,
+                       progress=not args.no_progress)  # fmt: skip
     except RunExists as e:
         q = shlex.quote(str(e.out))
         parser.error(f"{e.out} already holds a run: continue it with --resume {q}, or choose "
                      "another --out")  # fmt: skip
     except ValueError as e:
         parser.error(str(e))
-    except TournamentError as e:  # an evaluation game failed (an opponent bot's illegal move)
+    except (TournamentError, WorkersFailed) as e:  # an evaluation game failed (a bot's
+        # illegal move), or a rollout worker kept dying
         print(f"craits train: error: {e}; the checkpoints are kept in {args.out or args.resume}",
               file=sys.stderr)  # fmt: skip
         return 1

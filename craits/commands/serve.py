@@ -1,0 +1,126 @@
+"""``craits serve``: play, watch and compare agents in the browser."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import arguments as a
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_GAMES = Path("craits-games")
+
+
+def add_parser(sub: Any) -> None:
+    """The ``craits serve`` parser."""
+    serve = sub.add_parser(
+        "serve",
+        help="play, watch and compare agents in the browser (a local web server)",
+        description="Serve the Craits web application and its JSON API. Play: choose "
+        "opponents (any agent spec, 2-10 players, rule options, a seed) and play from your "
+        "seat — your hand as cards, only the legal moves clickable, the events in plain words, "
+        "each hand's scoring, the standings; a finished (or resigned) game can be saved as a "
+        "game record in --games. Watch: step through any game record of --records (and the "
+        "saved games) forward and backward, every hand visible or one seat's view only. "
+        "Compare: each tournament results.json of --results as a leaderboard (win rate and "
+        "mean score with 95% intervals, ratings, head to head, charts). Bots act on the "
+        "server; the browser receives only its own seat's view. API: POST /api/games, GET "
+        "/api/games/ID?token=T, POST /api/games/ID/actions (docs/interface.md, Web API).",
+        epilog="Binds to 127.0.0.1 (this machine only) unless --host says otherwise; --host "
+        "0.0.0.0 lets anyone who can reach this machine play. Ctrl-C stops the server; saved "
+        "games stay in --games. Exit status: 0 stopped; 1 the address cannot be used; 2 bad "
+        "arguments or the web extra missing (pip install 'craits[web]').",
+    )
+    serve.add_argument("--host", default=DEFAULT_HOST,
+                       help=f"address to listen on (default {DEFAULT_HOST}: this machine "
+                       "only; 0.0.0.0: every interface)")  # fmt: skip
+    serve.add_argument("--port", type=port, default=DEFAULT_PORT,
+                       help=f"port (default {DEFAULT_PORT}; 0: a free port, printed)")  # fmt: skip
+    serve.add_argument("--records", nargs="+", type=Path, default=[], metavar="DIR",
+                       help="folders whose game record files (*.jsonl: craits play --record, "
+                       "craits tournament --record, training evaluations) the Watch page "
+                       "lists, searched recursively")  # fmt: skip
+    serve.add_argument("--results", nargs="+", type=Path, default=[], metavar="DIR",
+                       help="folders whose tournament results.json the Compare page lists, "
+                       "searched recursively")  # fmt: skip
+    serve.add_argument("--games", type=Path, default=DEFAULT_GAMES, metavar="DIR",
+                       help=f"where saved games are written, one record file each, and "
+                       f"listed from after a restart (default ./{DEFAULT_GAMES})")  # fmt: skip
+    serve.add_argument("--max-games", type=a.positive_int, default=None, metavar="N",
+                       help="live games held in memory at once; a new game beyond them is "
+                       "refused (503) unless an idle one can be dropped (default 500)")  # fmt: skip
+    serve.add_argument("--idle-minutes", type=a.positive_float, default=None, metavar="M",
+                       help="a game untouched this long may be dropped to make room "
+                       "(default 120)")  # fmt: skip
+    serve.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
+                       help="specs that name a file or module (ppo:PATH, MODULE:ATTR, "
+                       "path/to/file.py:ATTR) which players may choose as opponents; the "
+                       "spec table's own bots (random, greedy, tactician, expert, pimc[:N]) "
+                       "are always allowed")  # fmt: skip
+    serve.add_argument("--log", action="store_true", help="log every request (uvicorn's log)")
+    serve.set_defaults(run=run)
+
+
+def port(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 0 <= v <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: allowed 0 to 65535")
+    return v
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Serve until Ctrl-C."""
+    from craits_env.extras import require
+
+    require("web", "craits serve")
+    from agents.specs import make_agent
+
+    from ..web.app import Settings, create_app
+    from ..web.server import LOOPBACK_NAMES, is_loopback, listen, serve
+    from ..web.sessions import IDLE_SECONDS, MAX_GAMES
+
+    for spec in args.agents:
+        if ":" not in spec:
+            parser.error(f"--agents {spec}: expected a spec naming a file or module "
+                         "(ppo:PATH, MODULE:ATTR, path/to/file.py:ATTR)")  # fmt: skip
+        try:
+            make_agent(spec)  # loads now: a bad spec is refused before the server starts
+        except ValueError as e:
+            parser.error(f"--agents {spec}: {e}")
+    for folder in (*args.records, *args.results):
+        if not folder.is_dir():
+            parser.error(f"no folder {folder}")
+    loopback = is_loopback(args.host)
+    settings = Settings(
+        games_dir=args.games,
+        record_dirs=tuple(args.records),
+        result_dirs=tuple(args.results),
+        max_games=args.max_games or MAX_GAMES,
+        idle_seconds=(args.idle_minutes * 60) if args.idle_minutes else IDLE_SECONDS,
+        agents=tuple(args.agents),
+        allowed_hosts=(*LOOPBACK_NAMES, args.host.strip("[]")) if loopback else None,
+    )
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as e:
+        print(f"craits serve: error: cannot listen on {args.host}:{args.port} "
+              f"({e.strerror or e})", file=sys.stderr)  # fmt: skip
+        return 1
+    bound = sock.getsockname()[1]
+    shown = f"[{args.host.strip('[]')}]" if ":" in args.host else args.host
+    print(f"Craits: serving http://{shown}:{bound}/ — play, watch (/watch), compare "
+          f"(/compare); saved games go to {args.games}. Ctrl-C stops.", flush=True)  # fmt: skip
+    if not loopback:
+        print(f"craits serve: note: listening on {args.host}: anyone who can reach this "
+              "machine can play and read the listed files", file=sys.stderr)  # fmt: skip
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops, then passes Ctrl-C on
+        serve(create_app(settings), sock, log=args.log)
+    print("Craits: stopped.", flush=True)
+    return 0

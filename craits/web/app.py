@@ -1,0 +1,242 @@
+"""The web application of ``craits serve``: its pages and its JSON API (FastAPI).
+
+Pages (plain HTML, JavaScript and CSS from ``craits/web/static``, no build step): ``/``
+(a new game), ``/play`` (your seat at the table), ``/watch`` (a record stepped through),
+``/compare`` (a tournament's leaderboard).
+
+The API (docs/interface.md, "Web API"). Every error is ``{"error": "one line"}`` with a
+4xx or 503 status, and changes nothing.
+
+=======================================  =================================================
+``POST /api/games``                      ``{"opponents": [SPEC…], "seat", "seed",
+                                         "rules", "players"}`` (all but ``opponents``
+                                         optional) → 201 ``{"game_id", "token"}``
+``GET /api/games/{id}?token=T``          the seat view (:mod:`craits.web.views`);
+                                         ``&since=K``: the events from index ``K``
+``POST /api/games/{id}/actions``         ``{"token", "action"}`` → the new seat view,
+                                         the bots having moved
+``POST /api/games/{id}/resign``          ``{"token"}`` → the seat view, the game ended
+``POST /api/games/{id}/save``            ``{"token"}`` → ``{"file", "name"}`` (a game
+                                         over or resigned)
+``GET /api/specs``, ``GET /api/rules``   what a new game may take
+``GET /api/records``                     the record files: ``{"files": […]}``
+``GET /api/records/games?file=KEY``      the games of one file
+``GET /api/records/replay?file=KEY``     ``&game=I&seat=K``: the frames of one game
+``GET /api/results``                     the result sets: ``{"results": […]}``
+``GET /api/results/table?key=KEY``       one ``results.json``, titled
+``GET /api/results/chart?key=KEY``       its ``results.png``
+=======================================  =================================================
+
+Views and replays are sent as they are built (plain JSON values: no re-encoding).
+Statuses: 400 malformed body or bad value; 403 missing or wrong token; 404 unknown game,
+file or route; 409 a move not legal now (or the game over), a save before the end;
+503 the server holds its maximum of games. Route handlers are plain functions, run in
+the server's thread pool (anyio's, 40 threads), so a bot that thinks for long (``pimc``)
+holds only its own game and one thread; each game has a lock, so two requests to one game
+are served one after the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from craits_env import __version__, options
+from craits_env.rules import Rules
+
+from .library import Library
+from .replays import game_frames
+from .sessions import (
+    IDLE_SECONDS,
+    MAX_GAMES,
+    ApiError,
+    SessionStore,
+    allowed_specs,
+    parse_action_body,
+    parse_new_game,
+    table_specs,
+    token_of,
+)
+from .views import seat_view
+
+JsonBody = Annotated[Any, Body()]
+"""A request body read as any JSON value: its shape is checked by the handler, in one line."""
+STATIC = Path(__file__).resolve().parent / "static"  # package data
+PAGES = {"/": "index.html", "/play": "play.html", "/watch": "watch.html",
+         "/compare": "compare.html"}  # fmt: skip
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one server holds (``craits serve``'s options)."""
+
+    games_dir: Path = Path("craits-games")
+    """where saved games are written (and listed from)"""
+    record_dirs: Sequence[Path] = ()
+    """folders whose record files the Watch page lists"""
+    result_dirs: Sequence[Path] = ()
+    """folders whose ``results.json`` the Compare page lists"""
+    max_games: int = MAX_GAMES
+    """live games held in memory at once"""
+    idle_seconds: float = IDLE_SECONDS
+    """a game idle this long may be dropped for a new one"""
+    agents: Sequence[str] = ()
+    """specs naming a file or module that clients may seat (``ppo:PATH``, ``MODULE:ATTR``)"""
+    allowed_hosts: Sequence[str] | None = None
+    """``Host`` headers served (``None``: any); loopback names when bound to loopback"""
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    line = " ".join(str(message).split()) or "error"
+    return JSONResponse({"error": line}, status_code=status)
+
+
+def _validation_line(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        ctx = first.get("ctx") or {}
+        return f"malformed JSON body: {ctx.get('error', 'not valid JSON')}"
+    where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
+    return f"{where or 'request'}: {first.get('msg', 'invalid')}"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The application (see the module docstring) for ``settings``."""
+    settings = settings or Settings()
+    store = SessionStore(settings.max_games, settings.idle_seconds)
+    library = Library(settings.games_dir, settings.record_dirs, settings.result_dirs)
+    extra_specs = tuple(settings.agents)
+    app = FastAPI(title="Craits", version=__version__, docs_url=None, redoc_url=None,
+                  openapi_url=None)  # fmt: skip
+    app.state.store = store
+    app.state.library = library
+    if settings.allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        if request.url.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(400, _validation_line(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 404:
+            return _error(404, f"not found: {request.url.path}")
+        return _error(exc.status_code, str(exc.detail))
+
+    # ------------------------------------------------------------------ pages
+
+    def page(name: str) -> Any:
+        def serve_page() -> FileResponse:
+            return FileResponse(STATIC / name, media_type="text/html")
+
+        return serve_page
+
+    for route, name in PAGES.items():
+        app.add_api_route(route, page(name), methods=["GET"], include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ------------------------------------------------------------------ games
+
+    @app.post("/api/games", status_code=201)
+    def new_game(body: JsonBody = None) -> dict[str, str]:
+        session = store.create(parse_new_game(body, extra_specs))
+        return {"game_id": session.game_id, "token": session.token}
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str, token: str | None = None, since: int | None = None) -> Any:
+        session = store.get(game_id, token)
+        with session.lock:
+            return JSONResponse(seat_view(session, since))
+
+    @app.post("/api/games/{game_id}/actions")
+    def act(game_id: str, body: JsonBody = None) -> Any:
+        token, action = parse_action_body(body)
+        session = store.get(game_id, token)
+        with session.lock:
+            session.act(action)
+            return JSONResponse(seat_view(session))
+
+    @app.post("/api/games/{game_id}/resign")
+    def resign(game_id: str, body: JsonBody = None) -> Any:
+        session = store.get(game_id, token_of(body))
+        with session.lock:
+            session.resign()
+            return JSONResponse(seat_view(session))
+
+    @app.post("/api/games/{game_id}/save")
+    def save(game_id: str, body: JsonBody = None) -> Any:
+        session = store.get(game_id, token_of(body))
+        with session.lock:
+            session.saved = library.save(session.record(), session.game_id)
+            return session.saved
+
+    @app.get("/api/specs")
+    def specs() -> dict[str, Any]:
+        return {"specs": [*table_specs(), *extra_specs], "allowed": allowed_specs(extra_specs)}
+
+    @app.get("/api/rules")
+    def rules() -> dict[str, Any]:
+        default = Rules().to_dict()
+        kinds = options.field_types(Rules)
+        return {"options": [{"name": f.name, "default": default[f.name],
+                             "allowed": options.allowed(kinds[f.name])}
+                            for f in dataclasses.fields(Rules)]}  # fmt: skip
+
+    # ------------------------------------------------------------------ records, results
+
+    @app.get("/api/records")
+    def records() -> dict[str, Any]:
+        return {"files": library.record_files()}
+
+    @app.get("/api/records/games")
+    def record_games(file: str) -> Any:
+        return JSONResponse({"file": file, "games": library.games(file)})
+
+    @app.get("/api/records/replay")
+    def record_replay(file: str, game: int = 1, seat: int | None = None) -> Any:
+        frames = game_frames(library.record(file, game), seat)
+        return JSONResponse({"file": file, "game": game, **frames})
+
+    @app.get("/api/results")
+    def results() -> dict[str, Any]:
+        return {"results": library.result_sets()}
+
+    @app.get("/api/results/table")
+    def result_table(key: str) -> dict[str, Any]:
+        return library.results(key)
+
+    @app.get("/api/results/chart")
+    def result_chart(key: str) -> FileResponse:
+        return FileResponse(library.chart(key), media_type="image/png")
+
+    return app

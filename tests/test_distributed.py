@@ -1,0 +1,397 @@
+"""craits train --ray: rollout workers as Ray actors, one synchronous PPO learner.
+
+The worker on its own (without Ray) is the single-process rollout; on a local Ray
+instance one worker trains exactly what ``craits train`` trains, the same seed and
+worker count give the same parameters, a checkpoint resumes bit-identically with the
+same workers (and continues with new games on another count), and a ``craits train
+--ray`` whose worker process is killed replaces it and goes on, its checkpoints intact.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from agents.network import PolicyNet
+from craits_env import localray
+from training.checkpoint import load_checkpoint
+from training.config import TrainConfig, to_toml
+from training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
+from training.learner import LocalRollouts
+from training.pool import OpponentPool
+from training.selfplay import SelfPlayRollout
+from training.train import find_checkpoint, train
+
+torch.set_num_threads(1)
+
+TINY = {
+    "name": "tiny",
+    "num_players": 2,
+    "rules": {"hand_sizes": [3, 2, 1]},
+    "num_games": 6,
+    "batch_size": 96,
+    "num_minibatches": 2,
+    "update_epochs": 2,
+    "hidden_sizes": [32],
+    "opponents": {"self": 1.0, "past": 1.0, "greedy": 1.0},
+    "snapshot_every": 1,  # a snapshot after every update, two kept: retirements happen early
+    "pool_size": 2,
+    "checkpoint_every": 1,
+    "eval_every": 0,
+    "final_eval_deals": 0,
+    "eval_opponents": ["greedy"],
+    "total_steps": 1500,
+    "device": "cpu",
+}
+
+
+def tiny(**changes: Any) -> TrainConfig:
+    return TrainConfig.from_dict({**TINY, **changes})
+
+
+def quiet(lines: list[str] | None = None) -> dict[str, Any]:
+    return {"progress": False, "echo": (lambda s: None) if lines is None else lines.append}
+
+
+def same_policy(a: Path, b: Path) -> bool:
+    pa, pb = load_checkpoint(a)["policy"], load_checkpoint(b)["policy"]
+    return pa.keys() == pb.keys() and all(torch.equal(pa[k], pb[k]) for k in pa)
+
+
+def scalars(run: Path, tag: str) -> list[float]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run))
+    events.Reload()
+    return [e.value for e in events.Scalars(tag)]
+
+
+# ----------------------------------------------------------------------------- without Ray
+
+
+def test_split_batch_shares_out_every_transition_in_worker_order() -> None:
+    assert split_batch(10, 3) == [4, 3, 3]
+    assert split_batch(96, 2) == [48, 48] and split_batch(7, 7) == [1] * 7
+    for bad in (0, 11):
+        with pytest.raises(ValueError, match=rf"workers: got {bad}, allowed 1 to batch_size"):
+            split_batch(10, bad)
+    with pytest.raises(ValueError, match="workers: got 0, allowed an int >= 1"):
+        RayOptions(workers=0)
+
+
+def test_worker_zero_is_the_single_process_rollout_and_its_state_round_trips() -> None:
+    config = tiny()
+    torch.manual_seed(0)
+    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes)
+    spec = net.spec()
+    pool = OpponentPool(config.opponents, spec, config.pool_size)
+    local = LocalRollouts(config, pool)
+    worker = RolloutWorker(config.to_dict(), spec, 0, 0, [])
+    other = RolloutWorker(config.to_dict(), spec, 1, 0, [])
+    for version in range(4):  # snapshots added and retired (pool_size 2) on the way
+        batch, stats = local.collect(net, version, 96)
+        result = worker.collect(96, net.state_dict(), version)
+        assert result.version == version and result.stats.steps == stats.steps
+        for key in ("obs", "masks", "actions", "log_probs", "values", "advantages", "returns"):
+            assert np.array_equal(getattr(batch, key), getattr(result.batch, key)), key
+        assert not np.array_equal(other.collect(96, net.state_dict(), version).batch.obs[:8],
+                                  batch.obs[:8])  # fmt: skip
+        with torch.no_grad():  # the next update's network
+            for p in net.parameters():
+                p.add_(0.05 * torch.randn_like(p))
+        pool.add_snapshot(net, version + 1)
+        local.snapshot_added(pool)
+        newest = pool.state_dict()["snapshots"][-1]
+        worker.add_snapshot(newest)
+        worker.add_snapshot(newest)  # sent twice (a replaced worker): seated once
+        assert [s.update for s in worker.pool.snapshots] == [s.update for s in pool.snapshots]
+        assert [s.update for s in worker.pool.retired] == [s.update for s in pool.retired]
+    # A worker restored from another's state continues exactly as that one.
+    copy = RolloutWorker(config.to_dict(), spec, 0, 5, [])
+    copy.load_state(worker.state(), pool.state_dict()["snapshots"])
+    a, b = worker.collect(96, net.state_dict(), 9), copy.collect(96, net.state_dict(), 9)
+    assert np.array_equal(a.batch.actions, b.batch.actions) and a.stats.steps == b.stats.steps
+
+
+# ----------------------------------------------------------------------------- on Ray
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[None]:
+    import ray  # the dev extra installs it: never skipped
+
+    localray.init(num_cpus=2, log_to_driver=False, logging_level=logging.ERROR)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def two_worker_run(ray_local: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ray2") / "run"
+    lines: list[str] = []
+    result = train(tiny(), out=out, rollouts=RayOptions(workers=2), **quiet(lines))
+    assert result.updates >= 4 and result.interrupted is None
+    assert re.search(r"2 rollout workers on .*worker 0 pid \d+ .*worker 1 pid \d+", lines[1])
+    return out
+
+
+def test_one_ray_worker_trains_exactly_what_one_process_trains(
+    ray_local: None, tmp_path: Path
+) -> None:
+    here = train(tiny(), out=tmp_path / "here", **quiet())
+    on_ray = train(tiny(), out=tmp_path / "ray", rollouts=RayOptions(workers=1), **quiet())
+    assert (here.global_step, here.updates) == (on_ray.global_step, on_ray.updates)
+    assert same_policy(here.final_checkpoint, on_ray.final_checkpoint)
+    # Their checkpoints are interchangeable: the games move between the two exactly.
+    for source, rollouts in ((here.run_dir, RayOptions(workers=1)), (on_ray.run_dir, None)):
+        out = tmp_path / f"{source.name}_moved"
+        (out / "checkpoints").mkdir(parents=True)
+        shutil.copy(source / "checkpoints" / "step_000002.pt", out / "checkpoints")
+        lines: list[str] = []
+        result = train(resume=out, rollouts=rollouts, **quiet(lines))
+        assert not any("new games" in line for line in lines), lines
+        assert result.global_step == here.global_step
+        assert same_policy(here.final_checkpoint, result.final_checkpoint)
+
+
+def test_same_seed_and_worker_count_give_the_same_parameters(
+    two_worker_run: Path, tmp_path: Path
+) -> None:
+    again = train(tiny(), out=tmp_path / "again", rollouts=RayOptions(workers=2), **quiet())
+    assert same_policy(two_worker_run / "final.pt", again.final_checkpoint)
+    steps = [load_checkpoint(p)["global_step"] for p in (again.final_checkpoint,
+                                                         two_worker_run / "final.pt")]  # fmt: skip
+    assert steps[0] == steps[1]
+    other = train(tiny(seed=2), out=tmp_path / "other", rollouts=RayOptions(workers=2), **quiet())
+    assert not same_policy(two_worker_run / "final.pt", other.final_checkpoint)
+    # TensorBoard: each worker's SPS, the policy lag (0: synchronous), no restart.
+    updates = len(scalars(two_worker_run, "charts/SPS"))
+    for k in (0, 1):
+        sps = scalars(two_worker_run, f"charts/worker_{k}_sps")
+        assert len(sps) == updates and min(sps) > 0
+    assert scalars(two_worker_run, "charts/policy_lag") == [0.0] * updates
+    assert scalars(two_worker_run, "charts/worker_restarts") == [0.0] * updates
+    assert min(scalars(two_worker_run, "charts/broadcast_ms")) > 0
+    # The run directory is craits train's.
+    names = {p.name for p in two_worker_run.iterdir()}
+    assert {"config.toml", "final.pt", "checkpoints"} <= names
+    assert any(n.startswith("events.out.tfevents") for n in names)
+
+
+def test_a_ray_checkpoint_resumes_bit_identically_with_the_same_workers(
+    two_worker_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "resumed"
+    (out / "checkpoints").mkdir(parents=True)
+    shutil.copy(two_worker_run / "checkpoints" / "step_000002.pt", out / "checkpoints")
+    stored = load_checkpoint(out / "checkpoints" / "step_000002.pt")
+    assert "rollout" not in stored and len(stored["workers"]["states"]) == 2
+    lines: list[str] = []
+    result = train(resume=out, rollouts=RayOptions(workers=2), **quiet(lines))
+    assert not any("new games" in line for line in lines)
+    final = load_checkpoint(two_worker_run / "final.pt")
+    assert (result.global_step, result.updates) == (final["global_step"], final["update"])
+    assert same_policy(two_worker_run / "final.pt", result.final_checkpoint)
+
+
+def test_a_checkpoint_continues_with_new_games_on_another_worker_count(
+    two_worker_run: Path, tmp_path: Path
+) -> None:
+    step2 = two_worker_run / "checkpoints" / "step_000002.pt"
+    for name, rollouts, said in (("one", RayOptions(workers=1), "played by 2 rollout workers: "
+                                  "new games are dealt on 1 worker ("),
+                                 ("here", None, "played by 2 rollout workers: new games are "
+                                  "dealt here")):  # fmt: skip
+        out = tmp_path / name
+        (out / "checkpoints").mkdir(parents=True)
+        shutil.copy(step2, out / "checkpoints")
+        lines: list[str] = []
+        result = train(resume=out, total_steps=int(load_checkpoint(step2)["global_step"]) + 200,
+                       rollouts=rollouts, **quiet(lines))  # fmt: skip
+        assert any(said in line for line in lines), lines
+        assert result.updates > 2 and (out / "final.pt").is_file()
+    # A single-process checkpoint goes on to Ray workers the same way.
+    local = train(tiny(total_steps=300), out=tmp_path / "local", **quiet())
+    lines = []
+    result = train(resume=local.run_dir, total_steps=local.global_step + 200,
+                   rollouts=RayOptions(workers=2), **quiet(lines))  # fmt: skip
+    assert any("played by one process: new games are dealt on 2 workers" in ln for ln in lines)
+    assert result.updates == local.updates + 1
+    assert [s["incarnation"] for s in load_checkpoint(result.final_checkpoint)["workers"]
+            ["states"]] == [1, 1]  # fmt: skip
+
+
+class DyingWorker(RolloutWorker):
+    """A worker whose process ends at its first batch (a machine that keeps failing)."""
+
+    def collect(self, batch_size: int, weights: dict[str, torch.Tensor], version: int) -> Any:
+        os._exit(1)
+
+
+def test_a_worker_that_keeps_dying_stops_the_run_in_one_line(ray_local: None) -> None:
+    import ray
+
+    config = tiny()
+    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes)
+    rollouts = RayOptions(workers=1)(config, OpponentPool(config.opponents, net.spec(), 2))
+    try:
+        rollouts.actor_class = ray.remote(num_cpus=1, max_restarts=0)(DyingWorker)
+        ray.kill(rollouts.handles[0], no_restart=True)  # its replacements are DyingWorkers
+        gives_up = r"^rollout worker 0 died 4 times in a row \(.*\); giving up$"
+        with pytest.raises(WorkersFailed, match=gives_up) as info:
+            rollouts.collect(net, 0, 96)
+        assert "\n" not in str(info.value) and rollouts.restarts == 3
+        died = [line.split(" (")[0] for line in rollouts.messages()]
+        assert died == ["rollout worker 0 died"] * 3
+    finally:
+        rollouts.close()
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def _craits(*args: str) -> list[str]:
+    return [sys.executable, "-m", "craits", *args]
+
+
+def _lines(stream: Any) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _wait_for(what: str, ready: Any, timeout: float = 120.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = ready()
+        if found:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _next_line(lines: queue.Queue[str], start: str) -> str:
+    """The next line that starts with ``start`` (Ray prints its own notice of a death too)."""
+    while not (line := lines.get(timeout=120)).startswith(start):
+        pass
+    return line
+
+
+def _latest_update(out: Path) -> int:
+    steps = [int(p.stem.split("_")[1]) for p in (out / "checkpoints").glob("step_*.pt")]
+    return max(steps, default=0)
+
+
+def test_craits_train_ray_survives_a_killed_worker(ray_local: None, tmp_path: Path) -> None:
+    config = tmp_path / "long.toml"
+    config.write_text(to_toml(tiny(total_steps=50_000_000)))
+    out = tmp_path / "run"
+    with open(tmp_path / "stderr.txt", "w+") as err:
+        proc = subprocess.Popen(_craits("train", "--ray", "--workers", "2", "--config",
+                                        str(config), "--out", str(out), "--no-progress"),
+                                stdout=subprocess.PIPE, stderr=err, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+        try:
+            assert proc.stdout is not None
+            lines = _lines(proc.stdout)
+            assert lines.get(timeout=120).startswith("run craits_v0__")
+            where = lines.get(timeout=120)
+            pid = int(re.search(r"worker 1 pid (\d+)", where).group(1))  # type: ignore[union-attr]
+            _wait_for("two checkpoints", lambda: _latest_update(out) >= 2)
+            kept = {p.name: p.read_bytes() for p in (out / "checkpoints").glob("*.pt")}
+            os.kill(pid, signal.SIGKILL)  # the worker's own process, as a lost machine
+            died = _wait_for("the restart", lambda: _next_line(lines, "rollout worker"))
+            assert re.match(rf"rollout worker 1 died \(pid {pid} on .*\); replaced by pid \d+ "
+                            r"\(incarnation 1, new games\)", died), died  # fmt: skip
+            after = _latest_update(out)
+            _wait_for("two more updates", lambda: _latest_update(out) >= after + 2)
+            proc.send_signal(signal.SIGINT)  # Ctrl-C: a checkpoint at the end of the update
+            proc.wait(timeout=120)
+        finally:
+            proc.kill()
+        err.seek(0)
+        stderr = err.read()
+    assert proc.returncode == 130, stderr
+    assert f"craits train --resume {out}" in stderr
+    for name, data in kept.items():  # nothing checkpointed before the kill was lost
+        assert (out / "checkpoints" / name).read_bytes() == data, name
+    latest = find_checkpoint(out)
+    stored = load_checkpoint(latest)
+    assert [s["incarnation"] for s in stored["workers"]["states"]] == [0, 1]
+    restarts = scalars(out, "charts/worker_restarts")
+    assert restarts[0] == 0 and restarts[-1] == 1
+    # The run resumes from its latest checkpoint (here, on the test's own Ray instance).
+    result = train(resume=out, total_steps=int(stored["global_step"]) + 100,
+                   rollouts=RayOptions(workers=2), **quiet())  # fmt: skip
+    assert result.updates == int(stored["update"]) + 1 and result.interrupted is None
+
+
+def test_cli_ray_arguments_are_checked_in_one_line(
+    ray_local: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Checked before anything is written, also when this process is already connected."""
+    from craits.cli import main
+
+    never = str(tmp_path / "never")
+    short = ["--total-steps", "100", "--out", never]  # were a check to fail: a short run
+
+    for argv, said in ((["train", "--workers", "2"], "--workers counts Ray rollout workers"),
+                       (["train", "--ray", "--workers", "0"], "expected an int >= 1"),
+                       (["train", "--ray", "--workers", "two"], "expected an int >= 1"),
+                       (["train", "--resume", "x", "--ray", "--seed", "1"],
+                        "--ray, --workers"),
+                       (["train", "--ray", "127.0.0.1:1", *short],
+                        "Ray cluster at 127.0.0.1:1: cannot connect"),
+                       (["train", "--ray", "nowhere", *short],
+                        "expected auto, HOST:PORT or ray://HOST:PORT")):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err, err
+    assert not Path(never).exists()
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--ray [ADDRESS]" in text and "--workers K" in text and "--ray --workers 2" in text
+
+
+def test_craits_train_ray_without_ray_names_the_extra(tmp_path: Path) -> None:
+    never = tmp_path / "never"
+    blocker = textwrap.dedent(f"""
+        import importlib.abc, sys
+        class Blocker(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] == "ray":
+                    raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        sys.meta_path.insert(0, Blocker())
+        from craits.cli import main
+        sys.exit(main(["train", "--ray", "--workers", "2", "--total-steps", "100",
+                       "--out", {str(never)!r}]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "pip install 'craits[ray]'" in proc.stderr
+    assert not never.exists()
