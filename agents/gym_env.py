@@ -26,6 +26,11 @@ learner's rank by score, 1 = best, ties share the better place) and ``hand_point
 the table from the learner's seat (:func:`craits_env.picture.table_picture`);
 ``"ansi"`` / ``"human"`` the text table.
 
+``reset`` always returns a pending decision of the learner: a game that ends before the
+learner's first decision (opponents going out of one-card hands first) is not an
+episode, and the next game is dealt from the same generator (``info["skipped_games"]``
+counts them).
+
 An illegal action (``illegal_action="terminate"``, the default, as PettingZoo's
 classic convention) ends the episode with reward -1 and ``info["illegal_action"]``;
 ``illegal_action="raise"`` raises ``ValueError`` and changes nothing.
@@ -55,6 +60,7 @@ from .arena import Table
 from .specs import make_agent
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+MAX_SKIPPED_GAMES = 1000  # games in a row that end before the learner decides, redealt by reset
 
 
 class CraitsGymEnv(gymnasium.Env):
@@ -116,17 +122,27 @@ class CraitsGymEnv(gymnasium.Env):
         self._illegal = False
         rng = self.np_random
         n = self.aec.num_players
-        game_seed = draw_seed(rng)
-        self.seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
-        others = iter(self.opponents)
-        self._seated = [None if s == self.seat else next(others) for s in range(n)]
-        for agent in self.opponents:
-            agent.reset(draw_seed(rng))
-        self.aec.reset(seed=game_seed, options=options)
-        reward = self._play_opponents()
+        skipped = 0
+        while True:
+            game_seed = draw_seed(rng)
+            self.seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
+            others = iter(self.opponents)
+            self._seated = [None if s == self.seat else next(others) for s in range(n)]
+            for agent in self.opponents:
+                agent.reset(draw_seed(rng))
+            self.aec.reset(seed=game_seed, options=options)
+            reward = self._play_opponents()
+            if not self._ended():  # a game the learner never decides in is not an episode
+                break
+            skipped += 1
+            if skipped > MAX_SKIPPED_GAMES:
+                raise ValueError(
+                    f"reset: {skipped} games in a row ended before the learner's first "
+                    "decision (a stacked deck, or only one-card hands?)"
+                )
         obs = self._observe()
-        info = {"seat": self.seat, "reward_before_first_move": reward}
-        return obs, self._info(info, self._ended())
+        info = {"seat": self.seat, "reward_before_first_move": reward, "skipped_games": skipped}
+        return obs, self._info(info, False)
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         aec = self.aec

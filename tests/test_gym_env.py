@@ -237,3 +237,19 @@ def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
     assert env.render().shape == picture_shape(4)
     with pytest.raises(ValueError, match="render_mode: got 'png'"):
         gymnasium.make(GYM_ENV_ID, render_mode="png")
+
+
+def test_reset_never_returns_a_game_that_ended_before_the_learner_decided() -> None:
+    """With one-card hands a third of 4-player deals end before the learner's turn: reset
+    deals the next game from the same generator (reproducibly) and counts the skipped."""
+    env = gymnasium.make(GYM_ENV_ID, num_players=4, rules=Rules(hand_sizes=(1,)))
+    skipped = []
+    for seed in range(300):
+        obs, info = env.reset(seed=seed)
+        assert env.unwrapped.action_masks().any() and obs["action_mask"].any()
+        skipped.append(info["skipped_games"])
+    assert sum(s > 0 for s in skipped) > 50  # the case is common, not hypothetical
+    again = [env.reset(seed=seed)[1]["skipped_games"] for seed in range(300)]
+    assert again == skipped
+    reward = env.step(int(np.flatnonzero(obs["action_mask"])[0]))[1]
+    assert isinstance(reward, float)
