@@ -31,38 +31,16 @@ import torch
 from agents.network import PolicyNet
 from craits_env import localray
 from training.checkpoint import load_checkpoint
-from training.config import TrainConfig, to_toml
+from training.config import to_toml
 from training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
 from training.learner import LocalRollouts
 from training.pool import OpponentPool
 from training.selfplay import SelfPlayRollout
 from training.train import find_checkpoint, train
 
+from .test_training import tiny
+
 torch.set_num_threads(1)
-
-TINY = {
-    "name": "tiny",
-    "num_players": 2,
-    "rules": {"hand_sizes": [3, 2, 1]},
-    "num_games": 6,
-    "batch_size": 96,
-    "num_minibatches": 2,
-    "update_epochs": 2,
-    "hidden_sizes": [32],
-    "opponents": {"self": 1.0, "past": 1.0, "greedy": 1.0},
-    "snapshot_every": 1,  # a snapshot after every update, two kept: retirements happen early
-    "pool_size": 2,
-    "checkpoint_every": 1,
-    "eval_every": 0,
-    "final_eval_deals": 0,
-    "eval_opponents": ["greedy"],
-    "total_steps": 1500,
-    "device": "cpu",
-}
-
-
-def tiny(**changes: Any) -> TrainConfig:
-    return TrainConfig.from_dict({**TINY, **changes})
 
 
 def quiet(lines: list[str] | None = None) -> dict[str, Any]:
