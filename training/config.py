@@ -32,6 +32,8 @@ DEFAULT_CONFIG = "ppo_4p"
 POOL_SELF, POOL_PAST = "self", "past"
 Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
+Backend = Literal["python", "vector"]
+VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
 
@@ -55,6 +57,9 @@ class TrainConfig:
     """the environment's reward mode: relative, score or win (craits_v0)"""
     num_games: int = 128
     """games stepped together; the network acts for all of them in one batch"""
+    backend: Backend = "python"
+    """where the games are stepped: python (the engine; every opponent kind) or vector (the
+    batched compiled engine, training.vector_selfplay; opponents self, past and random only)"""
     batch_size: int = 8192
     """transitions (non-forced decisions of trained seats) per update"""
     num_minibatches: int = 4
@@ -87,6 +92,9 @@ class TrainConfig:
     """widths of the MLP's hidden layers"""
     activation: Activation = "tanh"
     """tanh or relu"""
+    init_policy: str = ""
+    """start from the policy of this checkpoint (a craits train checkpoint or run directory,
+    the same network shape and table; fine-tuning); empty: a freshly initialised network"""
     opponents: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
     """sampling weights of the non-learner seats: "self" (the current network), "past" (a
     frozen snapshot), or any agent spec (greedy, tactician, expert, random, pimc:N, ppo:PATH)"""
@@ -183,6 +191,22 @@ def _validate(c: TrainConfig) -> None:
     except ValueError as e:
         raise ValueError(f"config rules: {e}") from None
     _validate_opponents(c)
+    if c.backend == "vector":
+        _validate_vector(c)
+
+
+def _validate_vector(c: TrainConfig) -> None:
+    from craits_env.vector import unsupported_options
+
+    bots = [k for k, w in c.opponents.items() if w > 0 and k not in VECTOR_OPPONENTS]
+    if bots:
+        raise ValueError(
+            f"config opponents: backend vector seats only {', '.join(VECTOR_OPPONENTS)}; got "
+            f"{', '.join(bots)} (the bots read a Python game: use backend=python)"
+        )
+    bad = unsupported_options(c.rules)
+    if bad:
+        raise ValueError("config rules: backend vector does not support " + "; ".join(bad))
 
 
 def _validate_opponents(c: TrainConfig) -> None:

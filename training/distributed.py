@@ -6,7 +6,8 @@ played by ``K`` :class:`RolloutWorker` actors instead of this process
 (:class:`RayRollouts`, a :class:`training.learner.Rollouts`):
 
 * **Each worker** (one CPU, one torch thread) steps its own ``num_games`` games
-  (a :class:`~training.selfplay.SelfPlayRollout`) with a CPU copy of the policy and
+  (a :class:`~training.selfplay.SelfPlayRollout`, or on ``backend="vector"`` a
+  :class:`~training.vector_selfplay.VectorSelfPlayRollout`) with a CPU copy of the policy and
   its own copy of the opponent pool. Worker ``w``'s games in its ``i``-th
   incarnation are seeded by :func:`training.learner.rollout_generators` ``(seed, w, i)``;
   worker 0's first incarnation is the single-process rollout, so ``--workers 1``
@@ -61,9 +62,9 @@ from craits_env import localray
 
 from .checkpoint import bytes_to_tensor, tensor_to_bytes
 from .config import TrainConfig
-from .learner import rollout_generators
+from .learner import new_rollout, rollout_generators
 from .pool import OpponentPool
-from .selfplay import Batch, RolloutStats, SelfPlayRollout
+from .selfplay import Batch, RolloutStats
 
 WORKER_THREADS = 1  # torch threads of a rollout worker (it holds one CPU)
 WORKER_CPUS = 1  # Ray CPUs a rollout worker asks for
@@ -119,7 +120,7 @@ class RolloutWorker:
         self.pool = OpponentPool(self.config.opponents, net_spec, self.config.pool_size)
         self.pool.load_state_dict({"snapshots": snapshots})
         rng, self.sample_gen = rollout_generators(self.config.seed, worker, incarnation)
-        self.rollout = SelfPlayRollout(self.config, self.pool, rng)
+        self.rollout = new_rollout(self.config, self.pool, rng)
         self.actor = PolicyNet.from_spec(net_spec).requires_grad_(False).eval()
         self.version = -1  # no weights yet
 

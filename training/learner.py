@@ -35,11 +35,12 @@ from torch import nn
 from agents.network import PolicyNet
 from craits_env.seeding import derive_rng, derive_seed
 
-from .checkpoint import bytes_to_tensor, policy_from_checkpoint, tensor_to_bytes
+from .checkpoint import bytes_to_tensor, load_checkpoint, policy_from_checkpoint, tensor_to_bytes
 from .config import TrainConfig
 from .pool import OpponentPool
 from .ppo import MaskedCategorical, explained_variance, normalize, ppo_loss
 from .selfplay import Batch, RolloutStats, SelfPlayRollout
+from .vector_selfplay import VectorSelfPlayRollout
 
 
 def resolve_device(name: str) -> torch.device:
@@ -68,6 +69,15 @@ def rollout_generators(
         return derive_rng(seed, ROLLOUT_SEED), torch.Generator().manual_seed(seed * 2 + 1)
     derived = derive_seed(seed, WORKER_SEED, worker, incarnation)
     return derive_rng(derived), torch.Generator().manual_seed(derived)
+
+
+def new_rollout(
+    config: TrainConfig, pool: OpponentPool, rng: np.random.Generator
+) -> SelfPlayRollout | VectorSelfPlayRollout:
+    """The games of one rollout, on ``config.backend``'s engine."""
+    if config.backend == "vector":
+        return VectorSelfPlayRollout(config, pool, rng)
+    return SelfPlayRollout(config, pool, rng)
 
 
 class Rollouts(Protocol):
@@ -115,7 +125,7 @@ class LocalRollouts:
 
     def __init__(self, config: TrainConfig, pool: OpponentPool) -> None:
         rng, self.sample_gen = rollout_generators(config.seed)
-        self.rollout = SelfPlayRollout(config, pool, rng)
+        self.rollout = new_rollout(config, pool, rng)
 
     def collect(
         self, actor: PolicyNet, version: int, batch_size: int
@@ -195,6 +205,31 @@ class Learner:
         self.batch_start_step = 0  # global_step before the batch last collected
         self.update = 0
         self.seconds = {"env": 0.0, "encode": 0.0, "forward": 0.0, "update": 0.0}
+
+    def init_policy(self, path: str) -> None:
+        """Start from the policy (weights only) of the checkpoint at ``path`` (a file or a run
+        directory); the network shape must be the config's. A fresh run's first step."""
+        from agents.ppo import checkpoint_file
+
+        try:
+            file = checkpoint_file(path)
+            data = load_checkpoint(file)
+            net = policy_from_checkpoint(data, file)
+        except ValueError as e:
+            raise ValueError(f"config init_policy: {e}") from None
+        if net.spec() != self.net.spec():
+            raise ValueError(
+                f"config init_policy: {path} holds the network {net.spec()}, the config "
+                f"builds {self.net.spec()}"
+            )
+        if data.get("num_players") != self.config.num_players:
+            raise ValueError(
+                f"config init_policy: {path} was trained for {data.get('num_players')} "
+                f"players, the config has {self.config.num_players}"
+            )
+        with torch.no_grad():
+            self.net.load_state_dict(net.state_dict())
+        self._sync_actor()
 
     def _sync_actor(self) -> None:
         if self.actor is not self.net:

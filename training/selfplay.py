@@ -344,32 +344,9 @@ class SelfPlayRollout:
         buf.size = j0 + len(rows)
 
     def _take_batch(self) -> Batch:
-        """The complete transitions with their advantages; carry the open ones forward."""
-        buf, c = self.buffer, self.config
-        size = buf.size
-        is_open = (buf.next_index[:size] < 0) & ~buf.dones[:size]
-        adv = gae_linked(buf.rewards[:size], buf.values[:size], buf.dones[:size],
-                         buf.next_index[:size], c.gamma, c.gae_lambda, is_open)  # fmt: skip
-        done = np.flatnonzero(~is_open)
-        batch = Batch(
-            obs=buf.obs[done].copy(),
-            masks=buf.masks[done].copy(),
-            actions=buf.actions[done].copy(),
-            log_probs=buf.log_probs[done].copy(),
-            values=buf.values[done].copy(),
-            advantages=adv[done],
-            returns=adv[done] + buf.values[done],
-        )
-        carried = np.flatnonzero(is_open)
-        new_index = np.full(size, -1, np.int64)
-        new_index[carried] = np.arange(len(carried))
-        for name in TransitionBuffer._ARRAYS:
-            array = getattr(buf, name)
-            array[: len(carried)] = array[carried]
-        buf.size = len(carried)
+        batch, new_index = take_batch(self.buffer, self.config)
         for slot in self.slots:
             slot.last = [int(new_index[i]) if i >= 0 else -1 for i in slot.last]
-        assert buf.open == len(carried)
         return batch
 
     # -- checkpoints -------------------------------------------------------------------
@@ -390,6 +367,8 @@ class SelfPlayRollout:
     def load_state_bytes(self, data: bytes) -> None:
         """Restore :meth:`state_bytes` (from a checkpoint this project wrote: it unpickles)."""
         state = pickle.loads(data)
+        if "slots" not in state:
+            raise ValueError("the checkpoint's games were played on backend vector, not python")
         if len(state["slots"]) != len(self.slots):
             raise ValueError(
                 f"the checkpoint has {len(state['slots'])} games in flight, the config "
@@ -398,3 +377,31 @@ class SelfPlayRollout:
         self.slots = state["slots"]
         self.buffer.load_state(state["buffer"])
         self.rng.bit_generator.state = state["rng"]
+
+
+def take_batch(buf: TransitionBuffer, c: TrainConfig) -> tuple[Batch, np.ndarray]:
+    """The complete transitions of ``buf`` with their advantages; the open ones are carried
+    to its front. Returns the batch and each old index's new one (-1: taken)."""
+    size = buf.size
+    is_open = (buf.next_index[:size] < 0) & ~buf.dones[:size]
+    adv = gae_linked(buf.rewards[:size], buf.values[:size], buf.dones[:size],
+                     buf.next_index[:size], c.gamma, c.gae_lambda, is_open)  # fmt: skip
+    done = np.flatnonzero(~is_open)
+    batch = Batch(
+        obs=buf.obs[done].copy(),
+        masks=buf.masks[done].copy(),
+        actions=buf.actions[done].copy(),
+        log_probs=buf.log_probs[done].copy(),
+        values=buf.values[done].copy(),
+        advantages=adv[done],
+        returns=adv[done] + buf.values[done],
+    )
+    carried = np.flatnonzero(is_open)
+    new_index = np.full(size, -1, np.int64)
+    new_index[carried] = np.arange(len(carried))
+    for name in TransitionBuffer._ARRAYS:
+        array = getattr(buf, name)
+        array[: len(carried)] = array[carried]
+    buf.size = len(carried)
+    assert buf.open == len(carried)
+    return batch, new_index

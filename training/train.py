@@ -166,12 +166,14 @@ def open_run(
     dev = resolve_device(config.device)
     config = config.replace(device=dev.type)  # config.toml and checkpoints say what was used
     learner = Learner(config, dev, run_name, rollouts or LocalRollouts)
-    if data is not None:
-        try:
+    try:
+        if data is not None:
             learner.load_state(data, str(resume))
-        except BaseException:
-            learner.close()
-            raise
+        elif config.init_policy:
+            learner.init_policy(config.init_policy)
+    except BaseException:
+        learner.close()
+        raise
     return Run(config, out, learner, resume)
 
 

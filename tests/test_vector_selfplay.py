@@ -1,0 +1,252 @@
+"""Self-play on the batched engine (``backend="vector"``, training.vector_selfplay).
+
+The rollout's transitions are checked against a replay of the same games on the Python
+engine (the reference): the same observations, masks, actions, rewards, stream links
+and ends, for every trained seat; training on it is reproducible and resumes exactly.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.network import PolicyNet
+from craits_env import Game
+from craits_env.observation import ObservationEncoder, legal_mask
+from craits_env.rewards import game_rewards, hand_rewards
+from craits_env.seeding import derive_seed
+from training.checkpoint import load_checkpoint, tensor_to_bytes
+from training.config import TrainConfig
+from training.distributed import RolloutWorker
+from training.learner import LocalRollouts
+from training.pool import OpponentPool
+from training.train import train
+from training.vector_selfplay import CURRENT_GROUP, VectorSelfPlayRollout
+
+from .test_training import tiny
+
+torch.set_num_threads(1)
+
+LEAGUE = {"self": 1.0, "past": 1.0, "random": 1.0}
+
+
+def vector_tiny(**changes: object) -> TrainConfig:
+    return tiny(**{"backend": "vector", "opponents": LEAGUE, **changes})
+
+
+class Recorder:
+    """Wraps a rollout: every step's actions, every stored transition, every seating."""
+
+    def __init__(self, rollout: VectorSelfPlayRollout) -> None:
+        self.rollout = rollout
+        self.actions: list[np.ndarray] = []
+        self.stored: dict[tuple[int, int], int] = {}  # (tick, game) -> buffer index
+        self.seatings: list[list[tuple[int, np.ndarray, np.ndarray]]] = [
+            [] for _ in range(rollout.num_games)
+        ]
+        for b in range(rollout.num_games):  # the first games' seats
+            self.seatings[b].append(self._seating(b))
+        step, decide, seat = rollout.games.step, rollout._decide, rollout._seat
+
+        def logged_step(actions, **kwargs):  # type: ignore[no-untyped-def]
+            self.actions.append(np.array(actions))
+            return step(actions, **kwargs)
+
+        def logged_decide(net, rows, seats, actions, current, generator):  # type: ignore[no-untyped-def]
+            decide(net, rows, seats, actions, current, generator)
+            if current:
+                for b, s in zip(rows.tolist(), seats.tolist(), strict=True):
+                    if rollout.trained[b, s]:
+                        self.stored[len(self.actions), b] = int(rollout.last[b, s])
+
+        def logged_seat(b: int) -> None:
+            seat(b)
+            self.seatings[b].append(self._seating(b))
+
+        rollout.games.step = logged_step  # type: ignore[method-assign]
+        rollout._decide = logged_decide  # type: ignore[method-assign]
+        rollout._seat = logged_seat  # type: ignore[method-assign]
+
+    def _seating(self, b: int) -> tuple[int, np.ndarray, np.ndarray]:
+        r = self.rollout
+        return int(r.learner[b]), r.group[b].copy(), r.trained[b].copy()
+
+
+@pytest.mark.parametrize("players, reward", [(3, "relative"), (2, "score"), (5, "win")])
+def test_transitions_are_what_the_python_engine_replays(players: int, reward: str) -> None:
+    config = vector_tiny(num_players=players, num_games=12, batch_size=4000, reward=reward,
+                         rules={"hand_sizes": [3, 2, 1]})  # fmt: skip
+    probe = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
+    pool = OpponentPool(config.opponents, probe.spec(), 2)
+    pool.add_snapshot(PolicyNet(probe.obs_size, [16]), 3)  # "past" seats a real snapshot
+    rollout = VectorSelfPlayRollout(config, pool, np.random.default_rng(7))
+    rec = Recorder(rollout)
+    net, gen = PolicyNet(probe.obs_size, [16]), torch.Generator().manual_seed(1)
+    ticks = 400
+    for _ in range(ticks):
+        rollout._tick(net, gen)
+    buf, vec, n = rollout.buffer, rollout.games, players
+    expected_rewards = np.zeros(buf.size)
+    expected_next = np.full(buf.size, -1, np.int64)
+    expected_done = np.zeros(buf.size, bool)
+    finished: list[tuple[int, float]] = []  # per finished game: learner's score, its win
+    kinds = set()
+    for b in range(config.num_games):
+        rng = np.random.default_rng(derive_seed(vec.seed, b))
+        game, encoder = Game(n, config.rules, rng=rng), ObservationEncoder(n, config.rules)
+        last, hands_paid, games_done = [-1] * n, 0, 0
+        for t in range(ticks):
+            learner, group, trained = rec.seatings[b][games_done]
+            p = game.current_player
+            legal = game.legal_actions()
+            action = int(rec.actions[t][b])
+            assert action in legal
+            stored = rec.stored.get((t, b))
+            decides = len(legal) > 1 and group[p] == CURRENT_GROUP and trained[p]
+            assert (stored is not None) == decides, (t, b)
+            kinds.add((len(legal) > 1, int(group[p])))
+            if stored is not None:
+                assert np.array_equal(buf.obs[stored], encoder.encode(game, p))
+                mask = np.zeros(len(buf.masks[stored]), bool)
+                legal_mask(legal, mask)
+                assert np.array_equal(buf.masks[stored], mask)
+                assert buf.actions[stored] == action
+                if last[p] >= 0:
+                    expected_next[last[p]] = stored
+                last[p] = stored
+            game.apply(action)
+            for points in game.hand_points[hands_paid:]:
+                for s, r in enumerate(hand_rewards(points, reward)):
+                    if last[s] >= 0:
+                        expected_rewards[last[s]] += r
+            hands_paid = len(game.hand_points)
+            if game.is_over:
+                for s, r in enumerate(game_rewards(game, reward)):
+                    if last[s] >= 0:
+                        expected_rewards[last[s]] += r
+                        expected_done[last[s]] = True
+                winners = game.winners()
+                won = 1 / len(winners) if learner in winners else 0.0
+                finished.append((game.scores[learner], won))
+                games_done += 1
+                game, encoder = Game(n, config.rules, rng=rng), ObservationEncoder(n, config.rules)
+                last, hands_paid = [-1] * n, 0
+    assert len(rec.stored) == buf.size
+    assert np.array_equal(buf.next_index[: buf.size], expected_next)
+    assert np.array_equal(buf.dones[: buf.size], expected_done)
+    assert np.allclose(buf.rewards[: buf.size], expected_rewards, rtol=1e-6, atol=1e-6)
+    assert buf.open == int(((expected_next < 0) & ~expected_done).sum())
+    stats = rollout.stats
+    assert sorted(zip(stats.learner_scores, stats.learner_wins, strict=True)) == sorted(finished)
+    assert stats.steps == ticks * config.num_games and len(finished) > config.num_games
+    # Forced decisions, the current network's, a snapshot's and random's all happened.
+    assert {(False, CURRENT_GROUP), (True, CURRENT_GROUP), (True, 1), (True, 2)} <= kinds
+
+
+def test_collect_takes_complete_transitions_and_relinks_the_carried_ones() -> None:
+    config = vector_tiny(num_players=4, num_games=32, batch_size=500)
+    pool = OpponentPool(config.opponents, {}, 1)
+    rollout = VectorSelfPlayRollout(config, pool, np.random.default_rng(0))
+    net, gen = PolicyNet(rollout.obs_size, [16]), torch.Generator().manual_seed(0)
+    for _ in range(3):
+        batch, stats = rollout.collect(net, 500, gen)
+        assert len(batch) >= 500 and stats.transitions == len(batch)
+        assert batch.masks[np.arange(len(batch)), batch.actions].all()
+        buf = rollout.buffer
+        assert buf.size == buf.open  # only the open streams' latest transitions are carried
+        live = rollout.last[rollout.last >= 0]
+        assert sorted(live.tolist()) == list(range(buf.size))
+        assert (buf.next_index[: buf.size] == -1).all() and not buf.dones[: buf.size].any()
+
+
+def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect() -> None:
+    config = vector_tiny(num_players=3, num_games=8)
+    net = PolicyNet(VectorSelfPlayRollout.observation_size(config), config.hidden_sizes)
+    local = LocalRollouts(config, OpponentPool(config.opponents, net.spec(), 2))
+    worker = RolloutWorker(config.to_dict(), net.spec(), 0, 0, [])
+    a, _ = local.collect(net, 0, config.batch_size)
+    b = worker.collect(config.batch_size, net.state_dict(), 0).batch
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.actions, b.actions)
+    assert np.array_equal(a.advantages, b.advantages)
+    assert isinstance(local.rollout, VectorSelfPlayRollout)
+    assert local.rollout.games.num_envs == config.num_games
+
+
+def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
+    tmp_path: Path,
+) -> None:
+    config = vector_tiny(num_players=3, total_steps=1200, num_games=8)
+    full = train(config, out=tmp_path / "full", progress=False, echo=lambda s: None)
+    again = train(config, out=tmp_path / "again", progress=False, echo=lambda s: None)
+    other = train(config.replace(seed=2), out=tmp_path / "other", progress=False,
+                  echo=lambda s: None)  # fmt: skip
+    a, b, c = (load_checkpoint(r.final_checkpoint)["policy"] for r in (full, again, other))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+    # Resume from the second checkpoint: the same parameters and the same games in flight.
+    out = tmp_path / "resumed"
+    (out / "checkpoints").mkdir(parents=True)
+    shutil.copy(tmp_path / "full" / "checkpoints" / "step_000002.pt", out / "checkpoints")
+    resumed = train(resume=out, progress=False, echo=lambda s: None)
+    x, y = load_checkpoint(full.final_checkpoint), load_checkpoint(resumed.final_checkpoint)
+    assert x["global_step"] == y["global_step"]
+    assert all(torch.equal(x["policy"][k], y["policy"][k]) for k in x["policy"])
+    sa, sb = (pickle.loads(tensor_to_bytes(z["rollout"]))["vector"] for z in (x, y))
+    assert np.array_equal(sa["games"]._st, sb["games"]._st)
+    assert np.array_equal(sa["games"]._cd, sb["games"]._cd)
+    assert np.array_equal(sa["last"], sb["last"]) and sa["rng"] == sb["rng"]
+
+
+def test_the_vector_backend_refuses_bots_and_unsupported_rules_in_one_line() -> None:
+    with pytest.raises(ValueError, match=r"^config opponents: backend vector seats only "
+                       r"self, past, random; got greedy \(the bots"):  # fmt: skip
+        tiny(backend="vector")  # TINY's pool seats greedy
+    with pytest.raises(ValueError, match=r"^config rules: backend vector does not support "):
+        vector_tiny(rules={"hand_sizes": [3, 2, 1], "three_points": 2_000_000})
+    with pytest.raises(ValueError, match=r"^config backend: "):
+        vector_tiny(backend="gpu")
+    vector_tiny(opponents={"self": 1.0, "greedy": 0.0})  # a zero weight seats no one
+
+
+def test_a_python_checkpoint_does_not_load_into_vector_games() -> None:
+    python = tiny(num_players=3, opponents={"self": 1.0})
+    vector = vector_tiny(num_players=3)
+    from training.selfplay import SelfPlayRollout
+
+    data = SelfPlayRollout(python, OpponentPool(python.opponents, {}, 1),
+                           np.random.default_rng(0)).state_bytes()  # fmt: skip
+    rollout = VectorSelfPlayRollout(vector, OpponentPool(vector.opponents, {}, 1),
+                                    np.random.default_rng(0))  # fmt: skip
+    with pytest.raises(ValueError, match="played on backend python, not vector"):
+        rollout.load_state_bytes(data)
+
+
+def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
+    tmp_path: Path,
+) -> None:
+    first = train(vector_tiny(total_steps=300), out=tmp_path / "first", progress=False,
+                  echo=lambda s: None)  # fmt: skip
+    start = load_checkpoint(first.final_checkpoint)["policy"]
+    config = vector_tiny(total_steps=300, init_policy=str(tmp_path / "first"), seed=9)
+    from training.learner import Learner
+
+    learner = Learner(config, torch.device("cpu"), "init")
+    learner.init_policy(config.init_policy)
+    assert all(torch.equal(v, learner.net.state_dict()[k]) for k, v in start.items())
+    assert all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in start.items())
+    learner.close()
+    tuned = train(config, out=tmp_path / "tuned", progress=False, echo=lambda s: None)
+    after = load_checkpoint(tuned.final_checkpoint)["policy"]
+    assert not all(torch.equal(start[k], after[k]) for k in start)  # it trained on
+    with pytest.raises(ValueError, match=r"^config init_policy: .* holds the network"):
+        train(config.replace(hidden_sizes=[8]), out=tmp_path / "bad", progress=False,
+              echo=lambda s: None)  # fmt: skip
+    with pytest.raises(ValueError, match=r"^config init_policy: "):
+        train(config.replace(init_policy=str(tmp_path / "missing.pt")), out=tmp_path / "bad2",
+              progress=False, echo=lambda s: None)  # fmt: skip
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*.pt"))

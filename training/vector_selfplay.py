@@ -1,0 +1,264 @@
+"""Self-play rollouts on the batched engine: ``num_games`` games in one :class:`VectorGame`.
+
+``backend = "vector"`` in a :class:`~training.config.TrainConfig` plays its games here
+instead of :class:`~training.selfplay.SelfPlayRollout` (the Python engine). The two
+produce the same kind of batch with the same rules for seats, rewards and streams (read
+:mod:`training.selfplay`'s docstring first); what differs is who steps the games:
+
+**A tick** is one compiled :meth:`VectorGame.step` of every game at once. Before it, each
+game's pending decision is sorted out from its legal mask and its acting seat: a
+decision with a single legal action (forced) takes it without asking anyone; the others
+are grouped by who plays the seat — the current network (learner and ``"self"`` seats),
+each frozen snapshot, ``"random"`` — and each network group is decided by one forward
+pass over its rows of the observation array the previous step filled
+(``observe_into=``: the engine encodes the observations while each game's state is hot,
+so there is no Python encoder here). Every seat of a tick acts in the same step; a
+finished game's stats are read, its streams closed and its row dealt anew (the row's own
+generator continues, as ``VectorGame``'s auto-reset does).
+
+**Who can sit at the table.** The heuristic bots (``greedy``, ``tactician``, ``expert``,
+``pimc``, ``ppo:PATH``) read a Python ``Game`` and its public history, which a vector row
+does not keep; so this backend seats only ``"self"``, ``"past"`` (frozen snapshots) and
+``"random"`` (uniform over the legal actions, drawn in the compiled sampler), and
+:class:`~training.config.TrainConfig` refuses any other opponent with ``backend="vector"``
+in one line. That is the self-play league of DouZero and AlphaZero-style training; a pool
+with bots trains on ``backend="python"``.
+
+**Reproducible.** The games come from ``VectorGame(seed=draw_seed(rng))`` (game ``b`` of the
+vector is the Python game of its row's generator), seats and opponents from ``rng``, the
+actions from the torch generator ``collect`` gets, groups decided in a fixed order (the
+current network, then snapshots by age, then random): the same seed trains the same
+parameters; :meth:`state_bytes` holds everything, so a resumed run continues exactly.
+It is not the same stream of games as the Python backend's (that one draws a seed per
+game): the two backends train on different deals of the same rules.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.network import PolicyNet
+from craits_env.seeding import draw_seed
+from craits_env.vector import RandomPolicy, VectorGame
+
+from .config import TrainConfig
+from .pool import SELF, OpponentPool, is_snapshot
+from .ppo import MaskedCategorical
+from .selfplay import LEARNER, Batch, RolloutStats, SelfPlayRollout, TransitionBuffer, take_batch
+
+RANDOM = "random"
+CURRENT_GROUP, RANDOM_GROUP = 0, 1  # group ids; a snapshot's id is 2 or more
+
+
+class VectorSelfPlayRollout:
+    """``config.num_games`` games on one :class:`VectorGame`; :meth:`collect` gathers a batch."""
+
+    def __init__(self, config: TrainConfig, pool: OpponentPool, rng: np.random.Generator) -> None:
+        self.config = config
+        self.n = n = config.num_players
+        self.num_games = games = config.num_games
+        self.pool = pool
+        self.rng = rng
+        self.games = VectorGame(games, n, config.rules, seed=draw_seed(rng),
+                                reward=config.reward, auto_reset=False)  # fmt: skip
+        self.obs_size = self.games.obs_size
+        self.obs = self.games.observe()
+        self.mask = self.games.legal_mask()
+        self.buffer = TransitionBuffer(config.batch_size + games * (n + 1), self.obs_size)
+        self.random = RandomPolicy(draw_seed(rng))
+        self.keys: list[str] = [LEARNER, RANDOM]  # group id -> who: a snapshot's "past@U"
+        self.group = np.zeros((games, n), np.int64)  # per game and seat: who plays it
+        self.trained = np.zeros((games, n), bool)  # per game and seat: a stream of transitions
+        self.learner = np.zeros(games, np.int64)
+        self.last = np.full((games, n), -1, np.int64)  # latest transition of each stream
+        self.stats = RolloutStats()
+        for b in range(games):
+            self._seat(b)
+
+    @staticmethod
+    def observation_size(config: TrainConfig) -> int:
+        return SelfPlayRollout.observation_size(config)
+
+    # -- games ---------------------------------------------------------------------
+
+    def _group_of(self, actor: str) -> int:
+        if actor in (LEARNER, SELF):
+            return CURRENT_GROUP
+        if actor == RANDOM:
+            return RANDOM_GROUP
+        if not is_snapshot(actor):  # TrainConfig refuses these with backend="vector"
+            raise ValueError(f"backend vector cannot seat {actor!r}; allowed self, past, random")
+        if actor not in self.keys:
+            self.keys.append(actor)
+        return self.keys.index(actor)
+
+    def _seat(self, b: int) -> None:
+        """Seat the players of the game just dealt in row ``b`` (as SelfPlayRollout does)."""
+        n, rng = self.n, self.rng
+        learner = int(rng.integers(n))
+        opponents = iter(self.pool.draw_table(rng, n - 1))
+        actors = [LEARNER if s == learner else next(opponents) for s in range(n)]
+        train_self = self.config.train_self_seats
+        self.learner[b] = learner
+        self.group[b] = [self._group_of(a) for a in actors]
+        self.trained[b] = [a == LEARNER or (a == SELF and train_self) for a in actors]
+        self.last[b] = -1
+
+    # -- collecting ------------------------------------------------------------------
+
+    def collect(
+        self, policy: PolicyNet, batch_size: int, generator: torch.Generator
+    ) -> tuple[Batch, RolloutStats]:
+        """Step the games until ``batch_size`` transitions are complete; the batch and stats.
+
+        ``stats.seconds``: ``env`` is the compiled step (rules, rewards, the next
+        observations and masks: encoding happens inside it, so ``encode`` holds only the
+        gathering of each group's rows) and the bookkeeping; ``forward`` the networks.
+        """
+        self.stats = stats = RolloutStats()
+        buf = self.buffer
+        start = time.perf_counter()
+        while buf.size - buf.open < batch_size:
+            self._tick(policy, generator)
+        stats.seconds["env"] = (
+            time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
+        )
+        batch, new_index = take_batch(buf, self.config)
+        last = self.last
+        self.last = np.where(last >= 0, new_index[np.maximum(last, 0)], -1)
+        stats.transitions = len(batch)
+        return batch, stats
+
+    def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
+        stats = self.stats
+        mask, games = self.mask, self.num_games
+        seat = self.games.current_player()
+        rows = np.arange(games)
+        forced = mask.sum(axis=1, dtype=np.int64) == 1
+        actions = mask.argmax(axis=1).astype(np.int64)  # the forced rows' only action
+        group = self.group[rows, seat]
+        pending = np.flatnonzero(~forced)
+        for g in np.unique(group[pending]):  # current network, random, snapshots: in id order
+            r = pending[group[pending] == g]
+            if g == RANDOM_GROUP:
+                actions[r] = self.random.actions(mask[r])
+                continue
+            net = policy if g == CURRENT_GROUP else self.pool.network(self.keys[g])
+            self._decide(net, r, seat[r], actions, g == CURRENT_GROUP, generator)
+        rewards, done = self.games.step(actions, observe_into=self.obs, mask_into=self.mask)
+        stats.steps += games
+        self._pay(rewards)
+        if done.any():
+            self._finish(np.flatnonzero(done))
+
+    def _decide(
+        self,
+        net: PolicyNet,
+        rows: np.ndarray,
+        seats: np.ndarray,
+        actions: np.ndarray,
+        current: bool,
+        generator: torch.Generator,
+    ) -> None:
+        """One forward pass over ``rows``; their actions; the trained rows' transitions."""
+        stats = self.stats
+        t0 = time.perf_counter()
+        obs = self.obs[rows]
+        masks = self.mask[rows].view(np.bool_)
+        t1 = time.perf_counter()
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(obs))
+            dist = MaskedCategorical(logits, torch.from_numpy(masks))
+            chosen = dist.sample(generator)
+            log_probs = dist.log_prob(chosen).numpy()
+        chosen_np = chosen.numpy()
+        actions[rows] = chosen_np
+        stats.seconds["encode"] += t1 - t0
+        stats.seconds["forward"] += time.perf_counter() - t1
+        if not current:
+            return
+        stats.network_decisions += len(rows)
+        keep = self.trained[rows, seats]
+        if not keep.any():
+            return
+        rows, seats = rows[keep], seats[keep]
+        buf = self.buffer
+        j0, k = buf.size, len(rows)
+        idx = np.arange(j0, j0 + k)
+        buf.obs[idx] = obs[keep]
+        buf.masks[idx] = masks[keep]
+        buf.actions[idx] = chosen_np[keep]
+        buf.log_probs[idx] = log_probs[keep]
+        buf.values[idx] = values.numpy()[keep]
+        buf.rewards[idx] = 0.0
+        buf.dones[idx] = False
+        buf.next_index[idx] = -1
+        prev = self.last[rows, seats]
+        linked = prev >= 0
+        buf.next_index[prev[linked]] = idx[linked]
+        buf.open += int(k - linked.sum())
+        self.last[rows, seats] = idx
+        buf.size = j0 + k
+
+    def _pay(self, rewards: np.ndarray) -> None:
+        """Add each seat's reward of the step to its stream's latest transition."""
+        games, seats = np.nonzero(rewards)
+        if not games.size:
+            return
+        last = self.last[games, seats]
+        ok = last >= 0
+        self.buffer.rewards[last[ok]] += rewards[games[ok], seats[ok]]
+
+    def _finish(self, rows: np.ndarray) -> None:
+        """Close the streams of the games that ended, log them, deal new ones in their rows."""
+        buf, stats, vec = self.buffer, self.stats, self.games
+        for b in rows.tolist():
+            learner = int(self.learner[b])
+            scores = vec.scores(b)
+            best = min(scores)
+            winners = sum(s == best for s in scores)
+            stats.learner_wins.append(1 / winners if scores[learner] == best else 0.0)
+            stats.learner_scores.append(scores[learner])
+            stats.learner_hand_points += [points[learner] for points in vec.hand_points(b)]
+            last = self.last[b]
+            open_ = last[last >= 0]
+            buf.dones[open_] = True
+            buf.open -= len(open_)
+            self._seat(b)
+        vec.reset(rows)
+        self.obs[rows] = vec.observe()[rows]
+        self.mask[rows] = vec.legal_mask()[rows]
+
+    # -- checkpoints -------------------------------------------------------------------
+
+    def in_use(self) -> set[str]:
+        """The frozen snapshots seated in running games."""
+        return {self.keys[g] for g in np.unique(self.group).tolist() if g > RANDOM_GROUP}
+
+    _STATE = ("games", "obs", "mask", "random", "keys", "group", "trained", "learner", "last")
+
+    def state_bytes(self) -> bytes:
+        """The games in flight, the seats, the carried transitions and the generators."""
+        state: dict[str, Any] = {k: getattr(self, k) for k in self._STATE}
+        state |= {"buffer": self.buffer.state(), "rng": self.rng.bit_generator.state}
+        return pickle.dumps({"vector": state}, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def load_state_bytes(self, data: bytes) -> None:
+        """Restore :meth:`state_bytes` (from a checkpoint this project wrote: it unpickles)."""
+        state = pickle.loads(data).get("vector")
+        if state is None:
+            raise ValueError("the checkpoint's games were played on backend python, not vector")
+        if state["games"].num_envs != self.num_games:
+            raise ValueError(
+                f"the checkpoint has {state['games'].num_envs} games in flight, the config "
+                f"num_games={self.num_games}"
+            )
+        for k in self._STATE:
+            setattr(self, k, state[k])
+        self.buffer.load_state(state["buffer"])
+        self.rng.bit_generator.state = state["rng"]
