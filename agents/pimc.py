@@ -37,20 +37,34 @@ sample the prior's choice is played. A one-card declaration is always DECLARE
 decision with the rollout policy's own choice as the default (the first
 version of this bot, ``PIMCAgent(64, prior=None)``).
 
+**Compiled search** (``engine``, default ``"auto"``): with the default rollout
+policy the samples and the rollouts run compiled (numba) —
+:mod:`craits_env.vector.hidden` draws :func:`sample_hidden`'s samples from the same
+``random.Random`` draw for draw, :mod:`craits_env.vector.rollout` plays every sample's
+every action in one call on the compiled rules with its mirror of
+:func:`greedy_rollout_action`, carrying the one numpy generator from rollout to
+rollout in the Python order. So the values, the choices and both generators' states
+after a decision are the Python path's, bit for bit (``tests/test_pimc_vector.py``),
+and :attr:`PIMCAgent.version` did not change; a searched decision costs about a
+ninth of the time (``experiments/results/pimc/bench_pimc.md``). ``engine="python"``
+keeps everything on the Python engine; a custom ``rollout`` always runs there.
+
 The agent only reads the view's public attributes, its own hand,
 ``unseen_cards()``, ``tracker`` and ``determinize()`` — never the live game.
 Spec strings: ``"pimc"`` (default budget) and ``"pimc:N"`` (N rollouts per
-searched decision).
+searched decision), both compiled.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from craits_env import CALL_BASE, DECLARE, NUM_CARDS, Game
+from craits_env import CALL_BASE, DECLARE, NUM_CARDS, Game, Rules
 from craits_env.actions import PHASE_CALL_SUIT, PHASE_DECLARE, forced_action
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
 from craits_env.public import PublicTracker, SeatView
@@ -59,8 +73,11 @@ from craits_env.scoring import CARD_POINTS, score_ranks
 from .base import Agent, Observation, legal_actions_of
 from .heuristics import ExpertAgent
 
+if TYPE_CHECKING:
+    from craits_env.vector.rollout import Rollouts
+
 DEFAULT_SIMULATIONS = 128
-"""Rollouts per searched decision for ``"pimc"`` (timings: ``experiments/bench_tournament.py``)."""
+"""Rollouts per searched decision for ``"pimc"`` (timings: ``experiments/bench_pimc.py``)."""
 
 ENDGAME = 3
 """Search once some player holds this many cards or fewer (``None``: every decision)."""
@@ -72,6 +89,11 @@ MAX_ROLLOUT_DECISIONS = 1000
 """A rollout stops after this many decisions and scores the hands as they stand."""
 
 RolloutPolicy = Callable[[Game], int]
+
+ENGINES = ("auto", "compiled", "python")
+"""Where the rollouts run: ``compiled`` (:mod:`craits_env.vector.rollout`, numba), ``python``
+(the engine itself), ``auto`` (compiled for the default rollout policy and rules the compiled
+engine represents, else Python). Both give the same values, bit for bit."""
 
 _IS_WILD: tuple[bool, ...] = tuple(RANK_OF[c] in (Rank.EIGHT, Rank.NINE) for c in range(NUM_CARDS))
 # Rollout preference: a card's points (R8.2), 8s and 9s below every other card.
@@ -100,6 +122,9 @@ def greedy_rollout_action(game: Game) -> int:
     Play (and the count): the highest-value playable card (R8.2), keeping 8s and
     9s while another card is playable; DRAW only when nothing is playable. Suit
     call: the legal suit with the most non-wild cards in hand. Always DECLARE.
+
+    Mirrored in numba by :func:`craits_env.vector.rollout.greedy_action` (the compiled
+    rollouts): a change here must be made there too (``tests/test_pimc_vector.py``).
     """
     legal = game.legal_actions()
     forced = forced_action(legal)
@@ -136,7 +161,8 @@ def rollout_value(
 ) -> float:
     """Play ``game`` (modified in place) to the end of hand number ``hand`` with ``policy`` for
     every seat; the mean of the opponents' points for that hand minus ``seat``'s (higher is
-    better). The hand may have ended already (``game.hand_index > hand``)."""
+    better). The hand may have ended already (``game.hand_index > hand``). Compiled:
+    :func:`craits_env.vector.rollout.rollout_points`."""
     apply = game.apply
     steps = 0
     while game.hand_index == hand and steps < max_decisions:
@@ -194,23 +220,11 @@ def sample_hidden(
     anything); the others then fill the remaining slots in random order. If a
     card finds no slot, the deal is retried; after ``attempts`` failures the
     bounds are dropped (a plain shuffle), which no real position needs.
-    Returns ``(hands, stock)``, the stock next-card-first.
+    Returns ``(hands, stock)``, the stock next-card-first. Compiled, draw for draw:
+    :func:`craits_env.vector.hidden.deal_samples` (keep the two in step).
     """
-    seats = [s for s in sizes if sizes[s] > 0]
-    stock_size = len(unseen) - sum(sizes[s] for s in seats)
-    if stock_size < 0:
-        raise ValueError("sample_hidden: fewer unseen cards than hidden hand slots")
-    chains = {s: _Chain(caps[s]) for s in seats if s in caps and min(caps[s]) < _UNLIMITED}
-    bounded = [
-        any(chain.entry[k] < _NO_LEVEL for chain in chains.values()) for k in range(_NUM_CATEGORIES)
-    ]
-    constrained: list[int] = []
-    free_cards: list[int] = []
-    for c in unseen:
-        if any(bounded[k] for k in _CATEGORIES[c]):
-            constrained.append(c)
-        else:
-            free_cards.append(c)
+    seats, stock_size, chains, constrained, free = _plan(unseen, sizes, caps)
+    free_cards = list(free)
     for _ in range(attempts if constrained else 0):
         dealt = _deal_constrained(constrained, seats, sizes, stock_size, chains, rng)
         if dealt is not None:
@@ -233,6 +247,67 @@ def sample_hidden(
 
 
 _NO_LEVEL = 99
+
+
+class _Plan(NamedTuple):
+    """What :func:`sample_hidden` derives from its arguments before drawing anything."""
+
+    seats: list[int]  # the seats of ``sizes`` that hold cards, in order
+    stock_size: int
+    chains: dict[int, _Chain]  # the seats with bounds
+    constrained: list[int]  # the unseen cards of a bounded category, in order
+    free_cards: list[int]  # the other unseen cards, in order
+
+
+def _plan(unseen: Sequence[int], sizes: dict[int, int], caps: dict[int, list[int]]) -> _Plan:
+    seats = [s for s in sizes if sizes[s] > 0]
+    stock_size = len(unseen) - sum(sizes[s] for s in seats)
+    if stock_size < 0:
+        raise ValueError("sample_hidden: fewer unseen cards than hidden hand slots")
+    chains = {s: _Chain(caps[s]) for s in seats if s in caps and min(caps[s]) < _UNLIMITED}
+    bounded = [
+        any(chain.entry[k] < _NO_LEVEL for chain in chains.values()) for k in range(_NUM_CATEGORIES)
+    ]
+    constrained: list[int] = []
+    free_cards: list[int] = []
+    for c in unseen:
+        if any(bounded[k] for k in _CATEGORIES[c]):
+            constrained.append(c)
+        else:
+            free_cards.append(c)
+    return _Plan(seats, stock_size, chains, constrained, free_cards)
+
+
+def _compiled_samples(
+    count: int,
+    unseen: Sequence[int],
+    sizes: dict[int, int],
+    caps: dict[int, list[int]],
+    rng: random.Random,
+    attempts: int = 4,
+) -> np.ndarray:
+    """``count`` calls of :func:`sample_hidden` in one compiled call
+    (:func:`craits_env.vector.hidden.deal_samples`, the same draws from ``rng``): row ``k``
+    holds sample ``k``'s hands of the seats of ``sizes`` in order, then its stock."""
+    from craits_env.vector.hidden import deal_samples, export_mt, import_mt
+
+    seats, _, chains, constrained, free_cards = _plan(unseen, sizes, caps)
+    levels = np.full((len(seats), NUM_CARDS), _NO_LEVEL, np.int64)
+    bounds = np.zeros((len(seats), _NUM_CATEGORIES), np.int64)
+    num_bounds = np.zeros(len(seats), np.int64)
+    for i, s in enumerate(seats):
+        chain = chains.get(s)
+        if chain is not None:
+            levels[i] = [chain.level(c) for c in range(NUM_CARDS)]
+            bounds[i, : len(chain.left)] = chain.left
+            num_bounds[i] = len(chain.left)
+    out = np.zeros((count, len(unseen)), np.int64)
+    mt, gauss = export_mt(rng)
+    deal_samples(mt, np.array(unseen, np.int64), np.array(constrained, np.int64),
+                 np.array(free_cards, np.int64), np.array([sizes[s] for s in seats], np.int64),
+                 levels, bounds, num_bounds, attempts, out)  # fmt: skip
+    import_mt(rng, mt, gauss)
+    return out
 
 
 class _Chain:
@@ -315,6 +390,10 @@ class PIMCAgent:
             ``None`` (or no prior) searches every decision.
         others: weight of the opponents' mean points in a rollout's value
             (1: the hand's relative result; 0: own points only).
+        engine: where samples and rollouts run (:data:`ENGINES`): ``"auto"``
+            (compiled for the default rollout policy, unless the compiled engine
+            cannot represent the rules), ``"compiled"`` (refuses a custom rollout),
+            ``"python"``. The results are the same; only the time differs.
     """
 
     name = "pimc"
@@ -329,9 +408,21 @@ class PIMCAgent:
         prior: Agent | str | None = "expert",
         endgame: int | None = ENDGAME,
         others: float = 1.0,
+        engine: str = "auto",
     ) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations: got {simulations!r}, expected a positive integer")
+        if engine not in ENGINES:
+            raise ValueError(f"engine: got {engine!r}, allowed one of {', '.join(ENGINES)}")
+        custom = rollout is not greedy_rollout_action
+        if engine == "compiled" and custom:
+            raise ValueError(
+                "engine: 'compiled' runs only the default rollout policy "
+                "(greedy_rollout_action); a custom rollout needs engine='python' or 'auto'"
+            )
+        self.engine = "python" if engine == "python" or custom else "compiled"
+        self._strict = engine == "compiled"  # else rules the compiled engine lacks use Python
+        self._tables: dict[tuple[int, Rules], Rollouts | None] = {}
         self.simulations = simulations
         self.rollout = rollout
         self.margin = margin
@@ -345,6 +436,10 @@ class PIMCAgent:
         self.name = "pimc" if simulations == DEFAULT_SIMULATIONS else f"pimc:{simulations}"
         self._random = random.Random(seed)
         self._np_rng = np.random.default_rng(seed)
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickles without the compiled rollouts' state arrays (rebuilt on first use)."""
+        return self.__dict__ | {"_tables": {}}
 
     def reset(self, seed: int | None = None) -> None:
         if self.prior is not None:
@@ -396,6 +491,9 @@ class PIMCAgent:
     def _evaluate(self, view: SeatView, legal: list[int]) -> tuple[list[list[float]], int]:
         """Per sample, the rollout value of each action; and the index of the action the
         rollout policy itself would take (on the first sample)."""
+        table = self._table(view) if self.engine == "compiled" else None
+        if table is not None:
+            return self._evaluate_compiled(view, legal, table)
         seat = view.seat
         sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
         tracker = view.tracker
@@ -422,6 +520,80 @@ class PIMCAgent:
                 row.append(rollout_value(g, seat, hand, rollout, others=others))
             values.append(row)
         return values, default
+
+    def _table(self, view: SeatView) -> Rollouts | None:
+        """The compiled rollouts of this table (made once per players and rules); ``None``
+        where the compiled engine cannot represent the rules and the engine was 'auto'."""
+        from craits_env.vector.layout import unsupported_options
+        from craits_env.vector.rollout import Rollouts
+
+        key = (view.num_players, view.rules)
+        if key not in self._tables:
+            if unsupported_options(view.rules) and not self._strict:
+                self._tables[key] = None
+            else:
+                self._tables[key] = Rollouts(*key)
+        return self._tables[key]
+
+    def _evaluate_compiled(
+        self, view: SeatView, legal: list[int], table: Rollouts
+    ) -> tuple[list[list[float]], int]:
+        """:meth:`_evaluate` with every rollout in one compiled call: the samples are drawn
+        and checked (``determinize``) first — their order in ``self._random`` is unchanged,
+        the rollouts draw from nothing else — then played in the Python order, drawing from
+        ``self._np_rng`` as the Python rollouts do; so the values are the Python ones, bit
+        for bit, and ``self._np_rng`` ends in the same state."""
+        seat = view.seat
+        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
+        tracker = view.tracker
+        caps = {s: _caps(tracker, s) for s in sizes}
+        unseen = view.unseen_cards()
+        samples = max(1, self.simulations // len(legal))
+        np_rng = self._np_rng
+        dealt = _compiled_samples(samples, unseen, sizes, caps, self._random)
+        ends = list(itertools.accumulate(sizes.values()))
+        stock_size = len(unseen) - sum(sizes.values())
+        rows = dealt.tolist()
+
+        def root(k: int) -> Game:
+            row = rows[k]
+            hands = {s: row[end - sizes[s] : end] for s, end in zip(sizes, ends, strict=True)}
+            return view.determinize(hands, row[len(row) - stock_size :], np_rng)  # checks it
+
+        default = 0
+        for k in range(samples):
+            first = root(k)  # each sample is checked; only the first is kept (the row)
+            if k == 0:
+                table.load(first)
+                if self.prior is not None:
+                    default = legal.index(self.prior.act(view))
+                else:
+                    default = legal.index(self.rollout(first))
+        owners = [s for s in sizes for _ in range(sizes[s])]
+        owners += [-1] * (len(unseen) - len(owners))
+        values, state = table.values(
+            dealt,
+            np.array(owners, np.int64),
+            legal,
+            seat,
+            np_rng.bit_generator.state,
+            others=self.others,
+            max_decisions=MAX_ROLLOUT_DECISIONS,
+        )
+        if values is None:  # points beyond float64's exact integers: Python's big ints
+            others = self.others
+            python = []
+            for k in range(samples):
+                start = root(k)
+                row = []
+                for action in legal:
+                    g = start.clone(rng=np_rng)
+                    g.apply(action)
+                    row.append(rollout_value(g, seat, view.hand_index, others=others))
+                python.append(row)
+            return python, default
+        np_rng.bit_generator.state = state
+        return values.tolist(), default
 
 
 def make_pimc(arg: str, seed: int | None) -> Agent:

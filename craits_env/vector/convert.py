@@ -160,16 +160,25 @@ def _pressures_at_deal(penalty: int, k: int, q: int) -> int:
     return 0  # unreachable
 
 
-def load_game(vg: VectorGame, b: int, g: Game, generator_state: Mapping[str, Any] | None) -> None:
+def load_game(
+    vg: VectorGame,
+    b: int,
+    g: Game,
+    generator_state: Mapping[str, Any] | None,
+    *,
+    determinized: bool = False,
+) -> None:
     """Row ``b`` := a copy of ``g`` (every field the kernels read); ``ValueError`` before any
-    change if ``g`` does not fit."""
+    change if ``g`` does not fit. ``determinized=True`` also takes a copy whose deal is
+    unknown (:meth:`Game.determinized <craits_env.Game.determinized>`, for search rollouts:
+    ``craits_env.vector.rollout``); the row's deal is then zeros, not a real deck order."""
     n = vg.num_players
     if not isinstance(g, Game):
         _fail("game", f"got {type(g).__name__}, allowed a craits_env.Game")
     if g.num_players != n or g.rules != vg.rules:
         _fail("game", "its players or rules differ from this VectorGame's")
     h = g.hand_index
-    if len(g._deal) != len(vg._deck):
+    if not (determinized and not g._deal) and len(g._deal) != len(vg._deck):
         _fail("game", "its deal is unknown (a determinized copy)")
     if g._script_deals[h + 1 :] or any(g._script_reshuffles[h:]):
         _fail("game", "it has scripted deck orders (deals=, reshuffles=) still to use")
