@@ -37,6 +37,9 @@ FORMAT = "craits-ppo"
 VERSION = 1
 
 
+STANDARD = "standard"  # a checkpoint's "observation": what its network reads (craits_env.belief)
+
+
 def read_checkpoint_bytes(path: str | os.PathLike[str]) -> bytes:
     """A checkpoint file's bytes; ``ValueError`` with one line if there is no such file."""
     p = Path(path)
@@ -93,6 +96,8 @@ def policy_digest(data: dict[str, Any]) -> str:
     """
     h = hashlib.sha256()
     head = {k: data.get(k) for k in ("network", "num_players", "rules")}
+    if data.get("observation", STANDARD) != STANDARD:  # older checkpoints hash as before
+        head["observation"] = data["observation"]
     h.update(json.dumps(head, sort_keys=True, default=str).encode())
     for name in sorted(data["policy"]):
         t = data["policy"][name].detach().cpu().contiguous()
@@ -109,5 +114,6 @@ def load_policy(
     data = load_checkpoint(path, content)
     net = policy_from_checkpoint(data, path)
     meta = {k: data.get(k) for k in ("num_players", "rules", "run_name", "global_step", "update")}
+    meta["observation"] = data.get("observation", STANDARD)
     meta["digest"] = policy_digest(data)
     return net, meta

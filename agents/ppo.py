@@ -42,6 +42,7 @@ from craits_env.rules import Rules
 from .base import Observation
 
 SPEC = "ppo"
+BELIEF = "belief"  # a checkpoint trained with observation = "belief" (craits_env.belief)
 RUN_FINAL = "final.pt"
 # Rule options that change only how long a game lasts: a policy plays any of them.
 LENGTH_OPTIONS = ("hand_sizes", "hand_decision_limit")
@@ -57,6 +58,7 @@ class PPOAgent:
         self.seed = seed
         self._logits, self._obs_size, self.meta = _load(checkpoint_file(path))
         self.identity = f"{SPEC}@{self.meta['digest'][:16]}"
+        self._belief = self.meta.get("observation") == BELIEF
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as its path and identity (a training checkpoint holds the games in
@@ -83,6 +85,10 @@ class PPOAgent:
 
         trained = self.meta.get("num_players")
         size = ObservationEncoder(num_players, rules).size
+        if self._belief:
+            from craits_env.belief import belief_size
+
+            size += belief_size(num_players)
         if size != self._obs_size or (trained is not None and trained != num_players):
             raise ValueError(
                 f"ppo:{self.path} was trained for {trained} players (observation size "
@@ -110,6 +116,8 @@ class PPOAgent:
         if len(legal) == 0:
             raise ValueError("ppo: no legal action in this observation")
         obs = np.asarray(observation["observation"], np.float32)
+        if self._belief:
+            obs = np.concatenate([obs, self._belief_of(observation)])
         if obs.shape != (self._obs_size,):
             players = self.meta.get("num_players")
             raise ValueError(
@@ -118,6 +126,19 @@ class PPOAgent:
             )
         scores = self._logits(obs)[legal]
         return int(legal[int(np.argmax(scores))])
+
+    def _belief_of(self, observation: Observation) -> np.ndarray:
+        """The belief features (craits_env.belief) of the seat whose view ``observation`` is."""
+        from craits_env.belief import encode_belief
+
+        tracker = getattr(observation, "tracker", None)
+        if tracker is None:
+            raise ValueError(
+                f"ppo:{self.path} reads the public history (observation = belief): it plays "
+                "through a seat view (tournaments, craits play, craits serve), not a bare "
+                "observation dict"
+            )
+        return encode_belief(tracker, observation.seat)  # type: ignore[attr-defined]
 
 
 def checkpoint_file(path: str) -> Path:

@@ -9,6 +9,8 @@ play``, the Gymnasium view's opponents, training opponents):
 | ``greedy``, ``tactician``, ``expert`` | the heuristic ladder (:mod:`agents.heuristics`) |
 | ``pimc``, ``pimc:N`` | search, N rollouts per searched decision (:mod:`agents.pimc`) |
 | ``ppo:PATH`` | a ``craits train`` checkpoint, or a run directory (its ``final.pt``) |
+| ``champion`` | the strongest learned policy, committed (:mod:`agents.champion`) |
+| ``champion-search[:N]`` | the champion as PIMC's prior (:mod:`agents.champion`) |
 | ``MODULE:ATTR`` | your agent: ``ATTR`` of an importable module (the working directory included) |
 | ``path/to/file.py:ATTR`` | your agent: ``ATTR`` of a Python file |
 
@@ -87,6 +89,18 @@ def _pimc(arg: str, seed: int | None) -> Agent:
     return make_pimc(arg, seed)
 
 
+def _champion(arg: str, seed: int | None) -> Agent:
+    from .champion import make_champion
+
+    return make_champion(arg, seed)
+
+
+def _champion_search(arg: str, seed: int | None) -> Agent:
+    from .champion import make_champion_search
+
+    return make_champion_search(arg, seed)
+
+
 def _ppo(arg: str, seed: int | None) -> Agent:
     from .ppo import make_ppo
 
@@ -102,6 +116,8 @@ _TABLE: dict[str, SpecEntry] = {
         SpecEntry("expert", _heuristic("expert"), "", "card counting and hand planning"),
         SpecEntry("pimc", _pimc, "[:N]", "expert + determinized search at the end of hands"),
         SpecEntry("ppo", _ppo, ":PATH", "a craits train checkpoint or run directory"),
+        SpecEntry("champion", _champion, "", "the strongest learned policy (committed), no search"),
+        SpecEntry("champion-search", _champion_search, "[:N]", "the champion guiding PIMC"),
     )
 }
 BUILTIN = tuple(_TABLE)

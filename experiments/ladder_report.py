@@ -1,7 +1,8 @@
 """Write ``experiments/results/ladder.md`` from a tournament's ``results.json``.
 
 Checks the ladder ``random < greedy < tactician < expert < pimc`` (by mean game score,
-lower is better) and whether the 95% confidence intervals of neighbours overlap. Usage::
+lower is better; ``--ladder`` names another, weakest first) and whether the 95% confidence
+intervals of neighbours overlap. Usage::
 
     craits tournament random greedy tactician expert pimc --players 4 --deals 2000 \\
         --schedule cycle --short --workers 2 --seed 0 --out experiments/results/ladder
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -52,13 +54,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", type=Path, help="a tournament's results.json")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "ladder.md")
+    ap.add_argument("--ladder", nargs="+", default=list(LADDER), metavar="SPEC",
+                    help="the expected order, weakest first (default: %(default)s)")  # fmt: skip
+    ap.add_argument("--notes", type=Path, default=None, metavar="FILE",
+                    help="Markdown inserted after the verdict (costs, context)")  # fmt: skip
     args = ap.parse_args(argv)
-    results = json.loads(args.results.read_text(encoding="utf-8"))
-    table, holds = report(results)
+    ladder = tuple(args.ladder)
+    try:
+        results = json.loads(args.results.read_text(encoding="utf-8"))
+        table, holds = report(results, ladder)
+        notes = args.notes.read_text(encoding="utf-8").strip() if args.notes else ""
+    except (OSError, ValueError) as e:
+        ap.error(str(e))
     cfg = results["config"]
     hand_sizes = cfg["rules"]["hand_sizes"]
     sizes = ", ".join(map(str, hand_sizes))
-    kind = "the short game" if hand_sizes == [8, 7, 6, 5, 4, 3, 2, 1] else "custom schedule"
+    kinds = {(8, 7, 6, 5, 4, 3, 2, 1): "the short game",
+             (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8): "the standard game"}  # fmt: skip
+    kind = kinds.get(tuple(hand_sizes), "custom schedule")
     verdict = (
         "**The ladder holds**: every pair of neighbours is ordered and their 95% confidence "
         "intervals on mean game score do not overlap."
@@ -70,11 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         f"A {cfg['players']}-player duplicate tournament of {cfg['deals']:,} deals (seed "
         f"{cfg['seed']}, schedule `{cfg.get('schedule', 'all')}`: every deal is played under "
         f"all {cfg['players']} seat rotations by one line-up of {cfg['players']} of the "
-        f"{len(LADDER)} agents, the line-ups in turn; {results['games']:,} games); hands "
-        f"{sizes} ({kind}), default rules otherwise."
+        f"{len(results['agents'])} agents, the line-ups in turn; {results['games']:,} games); "
+        f"hands {sizes} ({kind}), default rules otherwise."
     )
     parts = [
-        "# The ladder: random < greedy < tactician < expert < pimc",
+        "# The ladder: " + " < ".join(ladder),
         "",
         intro,
         "",
@@ -84,11 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         "",
         verdict,
         "",
+        *([notes, ""] if notes else []),
         "Reproduce:",
         "",
         "```bash",
         results["command"],
-        f"python experiments/ladder_report.py {args.results.as_posix()}",
+        "python experiments/ladder_report.py " + shlex.join(sys.argv[1:] if argv is None else argv),
         "```",
         "",
         "## The full table",

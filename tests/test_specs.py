@@ -76,7 +76,8 @@ def test_the_table_lists_every_builtin_and_no_import_registers_anything() -> Non
     code = "import agents, agents.specs; print(sorted(agents.specs.known_specs()))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout  # fmt: skip
-    assert out.strip() == str(["expert", "greedy", "pimc", "ppo", "random", "tactician"])
+    assert out.strip() == str(["champion", "champion-search", "expert", "greedy", "pimc", "ppo",
+                               "random", "tactician"])  # fmt: skip
     for spec in ("random", "greedy", "tactician", "expert", "pimc", "pimc:4"):
         agent, identity = resolve_agent(spec, 1)
         assert identity == f"{spec}@1" and callable(agent.act)

@@ -210,6 +210,8 @@ def test_the_vector_backend_refuses_bots_and_unsupported_rules_in_one_line() -> 
         vector_tiny(rules={"hand_sizes": [3, 2, 1], "three_points": 2_000_000})
     with pytest.raises(ValueError, match=r"^config backend: "):
         vector_tiny(backend="gpu")
+    with pytest.raises(ValueError, match=r"^config observation: backend vector encodes only "):
+        vector_tiny(observation="belief")
     vector_tiny(opponents={"self": 1.0, "greedy": 0.0})  # a zero weight seats no one
 
 

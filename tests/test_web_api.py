@@ -198,7 +198,10 @@ def test_an_action_may_be_its_text(c: Any) -> None:
         ({}, "opponents: got None"),
         ({"opponents": []}, "opponents: got 0 specs, allowed a list of 1 to 9"),
         ({"opponents": ["random"] * 10}, "got 10 specs"),
-        ({"opponents": ["nobody"]}, "unknown agent spec 'nobody'; allowed: expert, greedy, pimc"),
+        (
+            {"opponents": ["nobody"]},
+            "unknown agent spec 'nobody'; allowed: champion, champion-search[:N], expert, greedy",
+        ),
         ({"opponents": ["ppo:runs/x"]}, "craits serve --agents ppo:runs/x"),
         ({"opponents": ["os:getcwd"]}, "must be allowed when the server starts"),
         ({"opponents": ["pimc:1000000"]}, "'pimc:1000000': the number is at most 2048"),

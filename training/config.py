@@ -33,6 +33,7 @@ POOL_SELF, POOL_PAST = "self", "past"
 Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
+ObservationKind = Literal["standard", "belief"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
@@ -92,6 +93,9 @@ class TrainConfig:
     """widths of the MLP's hidden layers"""
     activation: Activation = "tanh"
     """tanh or relu"""
+    observation: ObservationKind = "standard"
+    """what the network sees: standard (craits_v0's observation) or belief (that, then the
+    public inferences on each opponent's hand, craits_env.belief; backend python only)"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
     the same network shape and table; fine-tuning); empty: a freshly initialised network"""
@@ -207,6 +211,11 @@ def _validate_vector(c: TrainConfig) -> None:
     bad = unsupported_options(c.rules)
     if bad:
         raise ValueError("config rules: backend vector does not support " + "; ".join(bad))
+    if c.observation != "standard":
+        raise ValueError(
+            f"config observation: backend vector encodes only the standard observation, got "
+            f"{c.observation!r} (the belief features read the public history: backend python)"
+        )
 
 
 def _validate_opponents(c: TrainConfig) -> None:

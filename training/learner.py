@@ -217,18 +217,32 @@ class Learner:
             net = policy_from_checkpoint(data, file)
         except ValueError as e:
             raise ValueError(f"config init_policy: {e}") from None
-        if net.spec() != self.net.spec():
+        mine, theirs = self.net.spec(), net.spec()
+        # A standard-observation policy starts a belief one: the new inputs get zero weights,
+        # so the network plays exactly as before until it learns to use them.
+        widen = (
+            self.config.observation == "belief"
+            and data.get("observation", "standard") == "standard"
+            and {**theirs, "obs_size": mine["obs_size"]} == mine
+            and theirs["obs_size"] < mine["obs_size"]
+        )
+        if theirs != mine and not widen:
             raise ValueError(
-                f"config init_policy: {path} holds the network {net.spec()}, the config "
-                f"builds {self.net.spec()}"
+                f"config init_policy: {path} holds the network {theirs}, the config builds {mine}"
             )
         if data.get("num_players") != self.config.num_players:
             raise ValueError(
                 f"config init_policy: {path} was trained for {data.get('num_players')} "
                 f"players, the config has {self.config.num_players}"
             )
+        state = net.state_dict()
+        if widen:
+            first = next(iter(state))  # the first layer's weight: (hidden, obs_size)
+            weight = torch.zeros_like(self.net.state_dict()[first])
+            weight[:, : theirs["obs_size"]] = state[first]
+            state[first] = weight
         with torch.no_grad():
-            self.net.load_state_dict(net.state_dict())
+            self.net.load_state_dict(state)
         self._sync_actor()
 
     def _sync_actor(self) -> None:
@@ -337,6 +351,7 @@ class Learner:
             "policy": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
             "num_players": self.config.num_players,
             "rules": self.config.rules.to_dict(),
+            "observation": self.config.observation,
             "config": self.config.to_dict(),
             "run_name": self.run_name,
             "global_step": self.global_step,

@@ -47,6 +47,7 @@ from agents.base import Agent
 from agents.network import PolicyNet
 from agents.specs import make_agent
 from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
+from craits_env.belief import belief_size, encode_belief
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder, legal_mask
 from craits_env.public import PublicGame
@@ -150,7 +151,9 @@ class SelfPlayRollout:
         self.rules = config.rules
         self.pool = pool
         self.rng = rng
-        self.obs_size = ObservationEncoder(self.n, self.rules).size
+        self.base_size = ObservationEncoder(self.n, self.rules).size
+        self.belief = config.observation == "belief"
+        self.obs_size = self.observation_size(config)
         games = config.num_games
         capacity = config.batch_size + games * (self.n + 1)
         self.buffer = TransitionBuffer(capacity, self.obs_size)
@@ -161,8 +164,11 @@ class SelfPlayRollout:
 
     @staticmethod
     def observation_size(config: TrainConfig) -> int:
-        """The length of the observation vector at ``config``'s table."""
-        return ObservationEncoder(config.num_players, config.rules).size
+        """The length of the observation vector at ``config``'s table (and observation kind)."""
+        size = ObservationEncoder(config.num_players, config.rules).size
+        if config.observation == "belief":
+            size += belief_size(config.num_players)
+        return size
 
     # -- games ---------------------------------------------------------------------
 
@@ -289,11 +295,14 @@ class SelfPlayRollout:
         k = len(slots)
         obs, masks = self._obs[:k], self._masks[:k]
         seats = []
+        base, belief = self.base_size, self.belief
         for r, slot in enumerate(slots):
             game = slot.public.game
             p = game.current_player
             seats.append(p)
-            obs[r] = slot.encoder.encode(game, p)
+            obs[r, :base] = slot.encoder.encode(game, p)
+            if belief:
+                encode_belief(slot.public.tracker, p, obs[r, base:])
             legal_mask(game.legal_actions(), masks[r])
         t1 = time.perf_counter()
         with torch.inference_mode():

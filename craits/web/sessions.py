@@ -90,6 +90,9 @@ PATH_SPECS = ("ppo",)  # specs of the table whose argument names a file: never f
 MAX_SPEC_NUMBER = 2048  # a client's pimc:N at most this (N rollouts per searched decision)
 
 
+NUMBERED_SPECS = ("pimc", "champion-search")  # table specs that take ":N" (a budget)
+
+
 def table_specs() -> list[str]:
     """The names of the spec table a web client may seat without ``--agents``."""
     return [name for name in known_specs() if name not in PATH_SPECS]
@@ -97,7 +100,7 @@ def table_specs() -> list[str]:
 
 def allowed_specs(extra: Collection[str]) -> str:
     """The specs a web client may ask for, in words (for one-line errors)."""
-    table = [f"{name}[:N]" if name == "pimc" else name for name in table_specs()]
+    table = [f"{name}[:N]" if name in NUMBERED_SPECS else name for name in table_specs()]
     listed = f"; and the specs this server allows: {', '.join(extra)}" if extra else ""
     return ", ".join(table) + listed
 
