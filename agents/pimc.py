@@ -488,18 +488,24 @@ class PIMCAgent:
             return legal[best]
         return legal[default]
 
+    def _setup(
+        self, view: SeatView, legal: list[int]
+    ) -> tuple[int, dict[int, int], dict[int, list[int]], list[int], int]:
+        """A searched decision's seat, the other seats' hand sizes and bounds (:func:`_caps`),
+        the unseen cards and the number of samples."""
+        seat = view.seat
+        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
+        tracker = view.tracker
+        caps = {s: _caps(tracker, s) for s in sizes}
+        return seat, sizes, caps, view.unseen_cards(), max(1, self.simulations // len(legal))
+
     def _evaluate(self, view: SeatView, legal: list[int]) -> tuple[list[list[float]], int]:
         """Per sample, the rollout value of each action; and the index of the action the
         rollout policy itself would take (on the first sample)."""
         table = self._table(view) if self.engine == "compiled" else None
         if table is not None:
             return self._evaluate_compiled(view, legal, table)
-        seat = view.seat
-        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
-        tracker = view.tracker
-        caps = {s: _caps(tracker, s) for s in sizes}
-        unseen = view.unseen_cards()
-        samples = max(1, self.simulations // len(legal))
+        seat, sizes, caps, unseen, samples = self._setup(view, legal)
         np_rng, rollout = self._np_rng, self.rollout
         hand = view.hand_index
         values: list[list[float]] = []
@@ -543,12 +549,7 @@ class PIMCAgent:
         the rollouts draw from nothing else — then played in the Python order, drawing from
         ``self._np_rng`` as the Python rollouts do; so the values are the Python ones, bit
         for bit, and ``self._np_rng`` ends in the same state."""
-        seat = view.seat
-        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
-        tracker = view.tracker
-        caps = {s: _caps(tracker, s) for s in sizes}
-        unseen = view.unseen_cards()
-        samples = max(1, self.simulations // len(legal))
+        seat, sizes, caps, unseen, samples = self._setup(view, legal)
         np_rng = self._np_rng
         dealt = _compiled_samples(samples, unseen, sizes, caps, self._random)
         ends = list(itertools.accumulate(sizes.values()))

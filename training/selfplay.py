@@ -266,17 +266,7 @@ class SelfPlayRollout:
         self, policy: PolicyNet, batch_size: int, generator: torch.Generator
     ) -> tuple[Batch, RolloutStats]:
         """Step the games until ``batch_size`` transitions are complete; the batch and stats."""
-        self.stats = stats = RolloutStats()
-        buf = self.buffer
-        start = time.perf_counter()
-        while buf.size - buf.open < batch_size:
-            self._tick(policy, generator)
-        stats.seconds["env"] = (
-            time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
-        )
-        batch = self._take_batch()
-        stats.transitions = len(batch)
-        return batch, stats
+        return collect_batch(self, policy, batch_size, generator)
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
         groups: dict[str, list[Slot]] = {}
@@ -386,6 +376,25 @@ class SelfPlayRollout:
         self.slots = state["slots"]
         self.buffer.load_state(state["buffer"])
         self.rng.bit_generator.state = state["rng"]
+
+
+def collect_batch(
+    rollout: Any, policy: PolicyNet, batch_size: int, generator: torch.Generator
+) -> tuple[Batch, RolloutStats]:
+    """``rollout.collect``: tick until ``batch_size`` transitions are complete, then take
+    them (``rollout._take_batch``); ``env`` seconds are the time not spent encoding or
+    in forward passes. For :class:`SelfPlayRollout` and the vector backend's rollout."""
+    rollout.stats = stats = RolloutStats()
+    buf = rollout.buffer
+    start = time.perf_counter()
+    while buf.size - buf.open < batch_size:
+        rollout._tick(policy, generator)
+    stats.seconds["env"] = (
+        time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
+    )
+    batch = rollout._take_batch()
+    stats.transitions = len(batch)
+    return batch, stats
 
 
 def take_batch(buf: TransitionBuffer, c: TrainConfig) -> tuple[Batch, np.ndarray]:

@@ -49,7 +49,15 @@ from craits_env.vector import RandomPolicy, VectorGame
 from .config import TrainConfig
 from .pool import SELF, OpponentPool, is_snapshot
 from .ppo import MaskedCategorical
-from .selfplay import LEARNER, Batch, RolloutStats, SelfPlayRollout, TransitionBuffer, take_batch
+from .selfplay import (
+    LEARNER,
+    Batch,
+    RolloutStats,
+    SelfPlayRollout,
+    TransitionBuffer,
+    collect_batch,
+    take_batch,
+)
 
 RANDOM = "random"
 CURRENT_GROUP, RANDOM_GROUP = 0, 1  # group ids; a snapshot's id is 2 or more
@@ -120,19 +128,13 @@ class VectorSelfPlayRollout:
         observations and masks: encoding happens inside it, so ``encode`` holds only the
         gathering of each group's rows) and the bookkeeping; ``forward`` the networks.
         """
-        self.stats = stats = RolloutStats()
-        buf = self.buffer
-        start = time.perf_counter()
-        while buf.size - buf.open < batch_size:
-            self._tick(policy, generator)
-        stats.seconds["env"] = (
-            time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
-        )
-        batch, new_index = take_batch(buf, self.config)
+        return collect_batch(self, policy, batch_size, generator)
+
+    def _take_batch(self) -> Batch:
+        batch, new_index = take_batch(self.buffer, self.config)
         last = self.last
         self.last = np.where(last >= 0, new_index[np.maximum(last, 0)], -1)
-        stats.transitions = len(batch)
-        return batch, stats
+        return batch
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
         stats = self.stats
