@@ -115,6 +115,12 @@ class PPOAgent:
             return forced
         if len(legal) == 0:
             raise ValueError("ppo: no legal action in this observation")
+        scores = self._logits(self.features(observation))[legal]
+        return int(legal[int(np.argmax(scores))])
+
+    def features(self, observation: Observation) -> np.ndarray:
+        """The network's input for ``observation`` (float32: the observation vector, then
+        the belief features for a belief checkpoint); ``ValueError`` if its size is wrong."""
         obs = np.asarray(observation["observation"], np.float32)
         if self._belief:
             obs = np.concatenate([obs, self._belief_of(observation)])
@@ -124,8 +130,7 @@ class PPOAgent:
                 f"ppo:{self.path} was trained for {players} players (observation size "
                 f"{self._obs_size}); this table gives an observation of size {obs.size}"
             )
-        scores = self._logits(obs)[legal]
-        return int(legal[int(np.argmax(scores))])
+        return obs
 
     def _belief_of(self, observation: Observation) -> np.ndarray:
         """The belief features (craits_env.belief) of the seat whose view ``observation`` is."""
