@@ -52,7 +52,8 @@ keeps everything on the Python engine; a custom ``rollout`` always runs there.
 The agent only reads the view's public attributes, its own hand,
 ``unseen_cards()``, ``tracker`` and ``determinize()`` — never the live game.
 Spec strings: ``"pimc"`` (default budget) and ``"pimc:N"`` (N rollouts per
-searched decision), both compiled.
+searched decision), both compiled. After a searched decision :attr:`PIMCAgent.last_values`
+holds each legal action's mean rollout value (what ``training.distill`` records).
 """
 
 from __future__ import annotations
@@ -436,6 +437,7 @@ class PIMCAgent:
         self.name = "pimc" if simulations == DEFAULT_SIMULATIONS else f"pimc:{simulations}"
         self._random = random.Random(seed)
         self._np_rng = np.random.default_rng(seed)
+        self.last_values: dict[int, float] | None = None  # the last searched decision's means
 
     def __getstate__(self) -> dict[str, object]:
         """Pickles without the compiled rollouts' state arrays (rebuilt on first use)."""
@@ -477,6 +479,7 @@ class PIMCAgent:
         values, default = self._evaluate(view, legal)
         samples = len(values)
         means = [sum(row[i] for row in values) / samples for i in range(len(legal))]
+        self.last_values = dict(zip(legal, means, strict=True))
         best = max(range(len(legal)), key=means.__getitem__)
         if best == default or samples < 2:
             return legal[default if samples < 2 else best]

@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=DistillConfig.batch_size)
     parser.add_argument("--keep-weight", type=float, default=DistillConfig.keep_weight,
                         help="weight of the decisions where the label is the policy's own")
+    parser.add_argument("--temperature", type=float, default=None,
+                        help="train searched decisions on softmax(search values / T points)")
     parser.add_argument("--train-seed", type=int, default=DistillConfig.seed)
     args = parser.parse_args(argv)  # fmt: skip
     try:
@@ -62,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             batch_size=args.batch_size,
             learning_rate=args.lr,
             keep_weight=args.keep_weight,
+            temperature=args.temperature,
             seed=args.train_seed,
         )
         parts = [Samples.load(p) for p in args.data]

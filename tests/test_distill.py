@@ -24,6 +24,7 @@ from training.distill import (
     CollectConfig,
     DistillConfig,
     Samples,
+    _targets,
     agreement,
     collect,
     distill,
@@ -70,6 +71,12 @@ def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> No
     differ = ~samples.endgame & (samples.label != samples.prior)
     assert (samples.label[differ] == DECLARE).all()  # elsewhere the policy's move (R7.1)
     assert samples.mask[np.arange(len(samples)), samples.label].all()
+    searched = samples.endgame & ~samples.mask[:, DECLARE]
+    assert np.array_equal(np.isfinite(samples.values).any(1), searched)
+    assert np.array_equal(np.isfinite(samples.values), samples.mask & searched[:, None])
+    best = np.nanargmax(np.where(searched[:, None], samples.values, 0), 1)
+    moved = searched & (samples.label != samples.prior)
+    assert moved.any() and (samples.label[moved] == best[moved]).all()  # the best mean won
     for i in range(CONFIG.games):
         # The same game with champion-search:48 (PIMC, the champion as prior) at the seat.
         seat = (i // 2) % n
@@ -93,8 +100,8 @@ def test_collect_is_the_same_for_any_number_of_workers_and_in_parts(samples: Sam
     first = collect(CollectConfig(**{**CONFIG.__dict__, "games": 2}))
     rest = collect(CollectConfig(**{**CONFIG.__dict__, "games": 4, "first": 2}))
     for other in (parallel, Samples.concatenate([first, rest])):
-        for f in ("features", "mask", "label", "prior", "endgame", "game"):
-            assert np.array_equal(getattr(samples, f), getattr(other, f)), f
+        for f in ("features", "mask", "label", "prior", "endgame", "game", "values"):
+            assert np.array_equal(getattr(samples, f), getattr(other, f), equal_nan=True), f
 
 
 def test_samples_round_trip_and_bad_files(samples: Samples, tmp_path: Path) -> None:
@@ -117,7 +124,7 @@ def test_distill_learns_the_labels_and_writes_a_playable_checkpoint(
     rng = np.random.default_rng(0)
     target = np.array([rng.choice(np.flatnonzero(m)) for m in samples.mask])
     relabeled = Samples(samples.features, samples.mask, target, samples.prior,
-                        np.ones(len(target), bool), samples.game)  # fmt: skip
+                        np.ones(len(target), bool), samples.game, samples.values)  # fmt: skip
     base = policy_from_checkpoint(load_checkpoint(CHECKPOINT))
     before = agreement(base, relabeled)[0]
     config = DistillConfig(epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0)
@@ -144,11 +151,26 @@ def test_where_the_search_agreed_the_anchor_leaves_the_policy_exactly_as_it_was(
     samples: Samples,
 ) -> None:
     agreed = Samples(samples.features, samples.mask, samples.prior, samples.prior,
-                     samples.endgame, samples.game)  # fmt: skip
+                     samples.endgame, samples.game, samples.values)  # fmt: skip
     payload, report = distill(str(CHECKPOINT), agreed, DistillConfig(epochs=3, learning_rate=1e-3))
     before = load_checkpoint(CHECKPOINT)["policy"]
     assert all(torch.equal(payload["policy"][k], before[k]) for k in before)
     assert report.overrides == 0 and report.keep_agreement == 1.0
+
+
+def test_targets_are_the_search_s_move_or_the_softmax_of_its_values(samples: Samples) -> None:
+    hard, has = _targets(samples, DistillConfig())
+    assert np.array_equal(has.numpy(), samples.label != samples.prior)
+    assert (hard.argmax(-1).numpy() == samples.label).all() and (hard.sum(-1) == 1).all()
+    soft, has_soft = _targets(samples, DistillConfig(temperature=2.0))
+    row = int(np.flatnonzero(np.isfinite(samples.values).any(1))[0])
+    legal = np.flatnonzero(samples.mask[row])
+    expected = np.exp(samples.values[row, legal] / 2.0)
+    assert np.allclose(soft[row, legal].numpy(), expected / expected.sum(), atol=1e-6)
+    assert soft[row].sum() == pytest.approx(1.0) and has_soft[row]
+    assert has_soft.sum() > has.sum()
+    with pytest.raises(ValueError, match="temperature: got 0"):
+        DistillConfig(temperature=0)
 
 
 def test_bad_configurations(samples: Samples) -> None:
@@ -159,7 +181,7 @@ def test_bad_configurations(samples: Samples) -> None:
     with pytest.raises(ValueError, match=r"^checkpoint .*none.pt: no such file"):
         collect(CollectConfig("none.pt", games=1, seed=1))
     cut = Samples(samples.features[:, :10], *(getattr(samples, f) for f in
-                  ("mask", "label", "prior", "endgame", "game")))  # fmt: skip
+                  ("mask", "label", "prior", "endgame", "game", "values")))  # fmt: skip
     with pytest.raises(ValueError, match="samples have 10 features"):
         distill(str(CHECKPOINT), cut, DistillConfig(epochs=1))
 

@@ -44,7 +44,7 @@ from agents.checkpoint import load_checkpoint, policy_from_checkpoint
 from agents.pimc import ENDGAME, PIMCAgent
 from agents.ppo import PPOAgent
 from agents.specs import make_agent
-from craits_env import NUM_ACTIONS, Game, Rules
+from craits_env import DECLARE, NUM_ACTIONS, Game, Rules
 from craits_env.actions import forced_action
 from craits_env.fileio import atomic_write_bytes
 from craits_env.seeding import derive_rng, derive_seed
@@ -52,7 +52,7 @@ from craits_env.seeding import derive_rng, derive_seed
 from .checkpoint import save_checkpoint
 from .ppo import masked_logits
 
-FIELDS = ("features", "mask", "label", "prior", "endgame", "game")
+FIELDS = ("features", "mask", "label", "prior", "endgame", "game", "values")
 """The arrays of a :class:`Samples` (and of its ``.npz`` file)."""
 
 
@@ -95,6 +95,8 @@ class Samples:
     prior: np.ndarray  # int64 (n,): the policy's own move
     endgame: np.ndarray  # bool (n,): an end-of-hand (searched) decision
     game: np.ndarray  # int64 (n,)
+    values: np.ndarray  # float32 (n, NUM_ACTIONS): the search's mean rollout values, NaN
+    # where it did not search (and for illegal actions)
 
     def __len__(self) -> int:
         return len(self.label)
@@ -118,6 +120,9 @@ class Samples:
         """Read :meth:`save`'s file; ``ValueError`` (one line) if it is not one."""
         try:
             with np.load(path) as data:
+                if "values" not in data:  # a file of the first version: no search values
+                    nan = np.full(data["mask"].shape, np.nan, np.float32)
+                    return cls(**{f: data[f] for f in FIELDS[:-1]}, values=nan)
                 arrays = [data[f] for f in FIELDS]
         except (OSError, KeyError, ValueError) as e:
             raise ValueError(f"samples {path}: not a distillation samples file ({e})") from None
@@ -132,7 +137,7 @@ class _Recorder:
     def __init__(self, checkpoint: str, simulations: int, seed: int) -> None:
         self.policy = PPOAgent(checkpoint, seed)
         self.search = PIMCAgent(simulations, seed=seed, prior=self.policy)
-        self.rows: list[tuple[np.ndarray, np.ndarray, int, int, bool]] = []
+        self.rows: list[tuple[np.ndarray, np.ndarray, int, int, bool, np.ndarray]] = []
 
     def reset(self, seed: int | None = None) -> None:
         self.search.reset(seed)
@@ -145,9 +150,13 @@ class _Recorder:
         prior = int(self.policy.act(observation))
         action = int(self.search.act(observation))  # the policy's move but at the hand's end
         endgame = min(observation.hand_sizes) <= ENDGAME  # type: ignore[attr-defined]
+        values = np.full(NUM_ACTIONS, np.nan, np.float32)
+        if endgame and DECLARE not in legal and self.search.last_values is not None:
+            for a, v in self.search.last_values.items():  # this decision's (it searched)
+                values[a] = v
         mask = np.zeros(NUM_ACTIONS, bool)
         mask[list(legal)] = True
-        self.rows.append((self.policy.features(observation), mask, action, prior, endgame))
+        self.rows.append((self.policy.features(observation), mask, action, prior, endgame, values))
         return action
 
 
@@ -184,7 +193,7 @@ def collect(config: CollectConfig, workers: int = 1, progress: bool = False) -> 
     rows = [row for game in games for row in game]
     if not rows:
         raise ValueError("collect: the games had no decision to record")
-    features, mask, label, prior, endgame, game_ids = zip(*rows, strict=True)
+    features, mask, label, prior, endgame, values, game_ids = zip(*rows, strict=True)
     return Samples(
         np.stack(features).astype(np.float32),
         np.stack(mask),
@@ -192,6 +201,7 @@ def collect(config: CollectConfig, workers: int = 1, progress: bool = False) -> 
         np.array(prior, np.int64),
         np.array(endgame, bool),
         np.array(game_ids, np.int64),
+        np.stack(values),
     )
 
 
@@ -212,6 +222,7 @@ class DistillConfig:
     learning_rate: float = 1e-4
     override_weight: float = 1.0
     keep_weight: float = 1.0
+    temperature: float | None = None  # None: hard labels where the search overrode
     holdout: float = 0.1
     seed: int = 0
 
@@ -220,6 +231,8 @@ class DistillConfig:
             raise ValueError("epochs and batch_size: expected positive integers")
         if not 0 <= self.holdout < 1:
             raise ValueError(f"holdout: got {self.holdout}, expected a fraction in [0, 1)")
+        if self.temperature is not None and self.temperature <= 0:
+            raise ValueError(f"temperature: got {self.temperature}, expected > 0 (points)")
         if self.learning_rate <= 0:
             raise ValueError(f"learning_rate: got {self.learning_rate}, expected > 0")
 
@@ -268,22 +281,43 @@ def _centred(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (logits - mean) * legal
 
 
+def _targets(samples: Samples, config: DistillConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's target distribution, and whether the row has one (else it is anchored):
+    with ``temperature``, a searched decision's target is the softmax of the search's mean
+    values / ``temperature`` (points); a decision where the search replaced the policy's
+    move (without values or ``temperature``) puts it all on the search's move."""
+    n = len(samples)
+    target = torch.zeros(n, samples.mask.shape[1])
+    override = samples.label != samples.prior
+    target[torch.arange(n), torch.from_numpy(samples.label)] = 1.0
+    has = torch.from_numpy(override)
+    if config.temperature is not None:
+        values = torch.from_numpy(samples.values)
+        searched = torch.isfinite(values).any(-1)
+        scaled = torch.where(torch.isfinite(values), values / config.temperature, -torch.inf)
+        soft = torch.softmax(scaled[searched], -1)
+        target[searched] = soft
+        has = has | searched
+    return target, has
+
+
 def _loss_rows(
     logits: torch.Tensor,
     mask: torch.Tensor,
     teacher: torch.Tensor,
-    label: torch.Tensor,
-    override: torch.Tensor,
+    target: torch.Tensor,
+    has_target: torch.Tensor,
     config: DistillConfig,
 ) -> torch.Tensor:
-    """Each row's loss: where the search replaced the policy's move, the cross-entropy of
-    the search's move (times ``override_weight``); elsewhere the squared distance of the
-    centred legal logits to the starting network's (``teacher``, centred; times
-    ``keep_weight``) — an anchor that holds the policy where it was (a cross-entropy to
-    its own move or distribution there was measured to move its argmax on ~6% of them)."""
-    ce = torch.nn.functional.cross_entropy(masked_logits(logits, mask), label, reduction="none")
+    """Each row's loss: where it has a target (:func:`_targets`), the cross-entropy to it
+    (times ``override_weight``); elsewhere the squared distance of the centred legal
+    logits to the starting network's (``teacher``, centred; times ``keep_weight``) — an
+    anchor that holds the policy where it was (a cross-entropy to its own move or
+    distribution there was measured to move its argmax on ~6% of those decisions)."""
+    log_p = torch.log_softmax(masked_logits(logits, mask), -1)
+    ce = -(target * log_p).sum(-1)
     anchor = ((_centred(logits, mask) - teacher) ** 2).sum(-1) / mask.float().sum(-1)
-    return torch.where(override, config.override_weight * ce, config.keep_weight * anchor)
+    return torch.where(has_target, config.override_weight * ce, config.keep_weight * anchor)
 
 
 def distill(
@@ -304,18 +338,18 @@ def distill(
     generator = torch.Generator().manual_seed(config.seed)
     x = torch.from_numpy(train.features)
     m = torch.from_numpy(train.mask)
-    y = torch.from_numpy(train.label)
-    override = torch.from_numpy(train.label != train.prior)
+    target, has_target = _targets(train, config)
     with torch.no_grad():
         teacher = _centred(net(x)[0], m)
     report_epochs = []
     for epoch in range(config.epochs):
-        order = torch.randperm(len(y), generator=generator)
+        order = torch.randperm(len(train), generator=generator)
         total = 0.0
-        for start in range(0, len(y), config.batch_size):
+        for start in range(0, len(train), config.batch_size):
             idx = order[start : start + config.batch_size]
             logits, _ = net(x[idx])
-            loss = _loss_rows(logits, m[idx], teacher[idx], y[idx], override[idx], config).mean()
+            rows = _loss_rows(logits, m[idx], teacher[idx], target[idx], has_target[idx], config)
+            loss = rows.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -326,7 +360,7 @@ def distill(
         report_epochs.append(
             {
                 "epoch": epoch + 1,
-                "loss": total / len(y),
+                "loss": total / len(train),
                 "endgame_agreement": end,
                 "override_agreement": over,
                 "keep_agreement": keep,
