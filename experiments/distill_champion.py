@@ -4,7 +4,9 @@ Collects games with the search (``training.distill``: the policy ``--checkpoint`
 search's prior, ``--simulations`` rollouts per end-of-hand decision) at one seat against
 three ``expert`` or three ``pimc`` (alternating), fine-tunes the policy on its moves and
 writes ``OUT/final.pt`` (play it as ``ppo:OUT/final.pt``), ``OUT/samples.npz`` and
-``OUT/report.json``. ``--data`` adds samples of earlier rounds; ``--games 0`` only
+``OUT/report.json``. ``--temperature T`` trains every searched decision towards the
+softmax of the search's mean values / T points (default: the search's move where it
+replaced the policy's). ``--data`` adds samples of earlier rounds; ``--games 0`` only
 trains on them::
 
     python experiments/distill_champion.py --checkpoint experiments/results/champion/final.pt \\
@@ -58,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="train searched decisions on softmax(search values / T points)")
     parser.add_argument("--train-seed", type=int, default=DistillConfig.seed)
     args = parser.parse_args(argv)  # fmt: skip
+    if args.games < 0 or args.workers < 1 or args.first < 0:
+        parser.error("--games and --first must be >= 0, --workers >= 1")
     try:
         config = DistillConfig(
             epochs=args.epochs,

@@ -17,7 +17,9 @@ targets a network can learn:
 2. :func:`distill` fine-tunes ``P``'s network on them: the cross-entropy of the search's
    move where it replaced ``P``'s (weight ``override_weight``), and elsewhere the squared
    distance of the legal logits to ``P``'s (``keep_weight``: an anchor, so play elsewhere
-   stays ``P``'s) — Adam, minibatches, a held-out tenth of the games for the report
+   stays ``P``'s); with ``temperature`` every searched decision is trained towards the
+   softmax of the search's mean values instead — Adam, minibatches, a held-out tenth of
+   the games for the report
    (:class:`DistillReport`: agreement with the search where it overrode ``P``).
 3. :func:`save_distilled` writes a ``craits-ppo`` checkpoint (play it as ``ppo:PATH``)
    recording what it was distilled from.
@@ -243,7 +245,7 @@ class DistillReport:
 
     samples: int
     endgame: int
-    overrides: int  # held-out end-of-hand decisions where the search left the prior's move
+    overrides: int  # end-of-hand decisions (all samples) where the search replaced the prior
     endgame_agreement: float  # argmax == label, end-of-hand decisions
     override_agreement: float  # argmax == label where label != prior
     keep_agreement: float  # argmax == label, the other decisions
@@ -270,8 +272,11 @@ def split(samples: Samples, holdout: float) -> tuple[Samples, Samples]:
     games = np.unique(samples.game)
     cut = games[int(len(games) * (1 - holdout))] if holdout > 0 else games.max() + 1
     train = samples.game < cut
-    take = [lambda m=m: Samples(*(getattr(samples, f)[m] for f in FIELDS)) for m in (train, ~train)]
-    return take[0](), take[1]()
+    return _rows(samples, train), _rows(samples, ~train)
+
+
+def _rows(samples: Samples, keep: np.ndarray) -> Samples:
+    return Samples(*(getattr(samples, f)[keep] for f in FIELDS))
 
 
 def _centred(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
