@@ -186,20 +186,17 @@ def test_bad_configurations(samples: Samples) -> None:
         distill(str(CHECKPOINT), cut, DistillConfig(epochs=1))
 
 
-def test_the_script_refuses_nothing_to_train_on(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, "experiments/distill_champion.py", "--checkpoint", str(CHECKPOINT),
-         "--games", "0", "--out", str(tmp_path / "o")],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert run.returncode == 2
+def test_the_script_refuses_nothing_to_train_on_and_bad_arguments(tmp_path: Path) -> None:
+    def script(games: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "experiments/distill_champion.py", "--checkpoint", str(CHECKPOINT),
+             "--games", games, "--out", str(tmp_path / "o")],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+    run, bad = script("0"), script("-1")
+    assert run.returncode == 2 and bad.returncode == 2
     assert run.stderr.strip() == "distill_champion: nothing to train on: --games 0 and no --data"
-    bad = subprocess.run(
-        [sys.executable, "experiments/distill_champion.py", "--checkpoint", str(CHECKPOINT),
-         "--games", "-1", "--out", str(tmp_path / "o")],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith(
         "error: --games and --first must be >= 0, --workers >= 1"
     )
