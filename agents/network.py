@@ -1,9 +1,15 @@
 """The policy-value network: an MLP trunk shared by a policy head and a value head.
 
 One network plays every seat (the observation is always from the acting
-seat's point of view). Its architecture is a small JSON-serialisable dict
-(:meth:`PolicyNet.spec`) stored in every checkpoint, so that a checkpoint
-rebuilds its own network (:meth:`PolicyNet.from_spec`).
+seat's point of view). With ``critic_extra > 0`` the value head has a trunk of its
+own that reads the observation *and* ``critic_extra`` more inputs — privileged
+information that only training has, such as the opponents' hands
+(:mod:`craits_env.oracle`; PerfectDou's perfect-information critic): the policy
+never sees them, so the network plays exactly as one with a shared trunk does.
+
+Its architecture is a small JSON-serialisable dict (:meth:`PolicyNet.spec`) stored
+in every checkpoint, so that a checkpoint rebuilds its own network
+(:meth:`PolicyNet.from_spec`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,11 @@ class PolicyNet(nn.Module):
     √2); the policy head's gain is 0.01 (a near-uniform first policy), the value
     head's 1. ``init=False`` skips the (QR-costly) orthogonal init, for a network
     whose weights are loaded next.
+
+    ``critic_extra > 0``: a separate critic trunk (the same hidden sizes) reads
+    ``obs`` followed by ``critic_obs (batch, critic_extra)``; ``forward(obs)`` without
+    it (an opponent's or a player's forward pass, where only the logits matter) gives
+    the value with those inputs at zero.
     """
 
     def __init__(
@@ -45,6 +56,7 @@ class PolicyNet(nn.Module):
         activation: str = "tanh",
         num_actions: int = NUM_ACTIONS,
         *,
+        critic_extra: int = 0,
         init: bool = True,
     ) -> None:
         super().__init__()
@@ -54,24 +66,39 @@ class PolicyNet(nn.Module):
         self.hidden_sizes = tuple(int(h) for h in hidden_sizes)
         self.activation = activation
         self.num_actions = int(num_actions)
-        layers: list[nn.Module] = []
-        width = self.obs_size
-        for h in self.hidden_sizes:
-            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        if critic_extra < 0:
+            raise ValueError(f"critic_extra: got {critic_extra}, allowed 0 or more")
+        self.critic_extra = int(critic_extra)
+        self.trunk = self._mlp(self.obs_size)
+        width = self.hidden_sizes[-1] if self.hidden_sizes else self.obs_size
+        self.critic = self._mlp(self.obs_size + self.critic_extra) if self.critic_extra else None
         self.policy = nn.Linear(width, self.num_actions)
         self.value = nn.Linear(width, 1)
         if init:
-            for layer in self.trunk:
-                if isinstance(layer, nn.Linear):
-                    _init(layer, math.sqrt(2))
+            for trunk in (self.trunk, self.critic):
+                for layer in trunk or ():
+                    if isinstance(layer, nn.Linear):
+                        _init(layer, math.sqrt(2))
             _init(self.policy, 0.01)
             _init(self.value, 1.0)
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _mlp(self, width: int) -> nn.Sequential:
+        layers: list[nn.Module] = []
+        for h in self.hidden_sizes:
+            layers += [nn.Linear(width, h), ACTIVATIONS[self.activation]()]
+            width = h
+        return nn.Sequential(*layers)
+
+    def forward(
+        self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(obs)
-        return self.policy(x), self.value(x).squeeze(-1)
+        if self.critic is None:
+            return self.policy(x), self.value(x).squeeze(-1)
+        if critic_obs is None:
+            critic_obs = obs.new_zeros((*obs.shape[:-1], self.critic_extra))
+        v = self.critic(torch.cat([obs, critic_obs], dim=-1))
+        return self.policy(x), self.value(v).squeeze(-1)
 
     def numpy_policy(self) -> Callable[[np.ndarray], np.ndarray]:
         """The policy head as a numpy function ``obs (obs_size,) -> logits (59,)``.
@@ -95,13 +122,17 @@ class PolicyNet(nn.Module):
         return logits
 
     def spec(self) -> dict[str, Any]:
-        """The architecture, JSON-serialisable (stored in checkpoints)."""
-        return {
+        """The architecture, JSON-serialisable (stored in checkpoints; ``critic_extra``
+        only when there is a separate critic, so older specs read as before)."""
+        spec: dict[str, Any] = {
             "obs_size": self.obs_size,
             "hidden_sizes": list(self.hidden_sizes),
             "activation": self.activation,
             "num_actions": self.num_actions,
         }
+        if self.critic_extra:
+            spec["critic_extra"] = self.critic_extra
+        return spec
 
     @classmethod
     def from_spec(cls, spec: dict[str, Any], *, init: bool = False) -> PolicyNet:
@@ -111,5 +142,6 @@ class PolicyNet(nn.Module):
             hidden_sizes=spec["hidden_sizes"],
             activation=spec["activation"],
             num_actions=spec["num_actions"],
+            critic_extra=spec.get("critic_extra", 0),
             init=init,
         )

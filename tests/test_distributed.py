@@ -148,6 +148,17 @@ def test_one_ray_worker_trains_exactly_what_one_process_trains(
         assert same_policy(here.final_checkpoint, result.final_checkpoint)
 
 
+def test_an_oracle_critic_run_on_ray_trains_what_one_process_trains(
+    ray_local: None, tmp_path: Path
+) -> None:
+    config = tiny(critic="oracle", total_steps=400)  # the hands travel with the batches
+    here = train(config, out=tmp_path / "here", **quiet())
+    on_ray = train(config, out=tmp_path / "ray", rollouts=RayOptions(workers=1), **quiet())
+    assert load_checkpoint(on_ray.final_checkpoint)["network"]["critic_extra"] > 0
+    assert (here.global_step, here.updates) == (on_ray.global_step, on_ray.updates)
+    assert same_policy(here.final_checkpoint, on_ray.final_checkpoint)
+
+
 def test_same_seed_and_worker_count_give_the_same_parameters(
     two_worker_run: Path, tmp_path: Path
 ) -> None:

@@ -34,6 +34,7 @@ Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
 ObservationKind = Literal["standard", "belief"]
+CriticKind = Literal["shared", "oracle"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
@@ -96,6 +97,10 @@ class TrainConfig:
     observation: ObservationKind = "standard"
     """what the network sees: standard (craits_v0's observation) or belief (that, then the
     public inferences on each opponent's hand, craits_env.belief; backend python only)"""
+    critic: CriticKind = "shared"
+    """the value function: shared (a head on the policy's trunk) or oracle (a trunk of its
+    own that also reads the opponents' hands, craits_env.oracle — PerfectDou's critic; the
+    policy never sees them; backend python only)"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
     the same network shape and table; fine-tuning); empty: a freshly initialised network"""
@@ -215,6 +220,11 @@ def _validate_vector(c: TrainConfig) -> None:
         raise ValueError(
             f"config observation: backend vector encodes only the standard observation, got "
             f"{c.observation!r} (the belief features read the public history: backend python)"
+        )
+    if c.critic != "shared":
+        raise ValueError(
+            f"config critic: backend vector trains only the shared critic, got {c.critic!r} "
+            "(the oracle critic reads the Python game's hands: backend python)"
         )
 
 

@@ -193,7 +193,9 @@ class Learner:
         torch.manual_seed(seed)
         self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
         probe = SelfPlayRollout.observation_size(config)
-        self.net = PolicyNet(probe, config.hidden_sizes, config.activation).to(device)
+        extra = SelfPlayRollout.critic_size(config)
+        self.net = PolicyNet(probe, config.hidden_sizes, config.activation,
+                             critic_extra=extra).to(device)  # fmt: skip
         # The rollout acts with a CPU copy when the update runs elsewhere (small batches).
         self.actor = self.net if device.type == "cpu" else PolicyNet.from_spec(self.net.spec())
         self._sync_actor()
@@ -219,14 +221,22 @@ class Learner:
             raise ValueError(f"config init_policy: {e}") from None
         mine, theirs = self.net.spec(), net.spec()
         # A standard-observation policy starts a belief one: the new inputs get zero weights,
-        # so the network plays exactly as before until it learns to use them.
+        # so the network plays exactly as before until it learns to use them. A shared-critic
+        # policy starts an oracle-critic one: the critic's trunk starts as a copy of the
+        # policy's trunk (the hands' inputs at zero weight), so its values are as before.
+        same = {"obs_size", "critic_extra"}
+        shape = {k: v for k, v in mine.items() if k not in same}
+        compatible = {k: v for k, v in theirs.items() if k not in same} == shape
         widen = (
             self.config.observation == "belief"
             and data.get("observation", "standard") == "standard"
-            and {**theirs, "obs_size": mine["obs_size"]} == mine
             and theirs["obs_size"] < mine["obs_size"]
+        ) or theirs["obs_size"] == mine["obs_size"]
+        critic = theirs.get("critic_extra", 0) == 0 or (  # an oracle critic is kept as it is
+            theirs.get("critic_extra") == mine.get("critic_extra")
+            and theirs["obs_size"] == mine["obs_size"]
         )
-        if theirs != mine and not widen:
+        if not (compatible and widen and critic):
             raise ValueError(
                 f"config init_policy: {path} holds the network {theirs}, the config builds {mine}"
             )
@@ -235,12 +245,16 @@ class Learner:
                 f"config init_policy: {path} was trained for {data.get('num_players')} "
                 f"players, the config has {self.config.num_players}"
             )
-        state = net.state_dict()
-        if widen:
-            first = next(iter(state))  # the first layer's weight: (hidden, obs_size)
-            weight = torch.zeros_like(self.net.state_dict()[first])
-            weight[:, : theirs["obs_size"]] = state[first]
-            state[first] = weight
+        state = self.net.state_dict()
+        for name, tensor in net.state_dict().items():
+            target = state[name]
+            target.zero_()
+            target[tuple(slice(0, n) for n in tensor.shape)] = tensor.to(target.device)
+        if self.net.critic is not None and net.critic is None:
+            for name, tensor in net.trunk.state_dict().items():
+                target = state[f"critic.{name}"]
+                target.zero_()
+                target[tuple(slice(0, n) for n in tensor.shape)] = tensor.to(target.device)
         with torch.no_grad():
             self.net.load_state_dict(state)
         self._sync_actor()
@@ -286,6 +300,8 @@ class Learner:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         obs = torch.from_numpy(batch.obs).to(dev)
+        has_critic_obs = batch.critic_obs.shape[1] > 0  # critic = oracle
+        critic_obs = torch.from_numpy(batch.critic_obs).to(dev) if has_critic_obs else None
         masks = torch.from_numpy(batch.masks).to(dev)
         actions = torch.from_numpy(batch.actions).to(dev)
         old_log_probs = torch.from_numpy(batch.log_probs).to(dev)
@@ -300,7 +316,8 @@ class Learner:
             order = torch.randperm(len(batch), generator=self.shuffle_gen)
             for mb in order.tensor_split(c.num_minibatches):
                 mb = mb.to(dev)
-                logits, value = self.net(obs[mb])
+                extra = None if critic_obs is None else critic_obs[mb]
+                logits, value = self.net(obs[mb], extra)
                 dist = MaskedCategorical(logits, masks[mb])
                 adv = normalize(advantages[mb]) if c.norm_adv else advantages[mb]
                 out = ppo_loss(

@@ -31,6 +31,11 @@ successor is still to come, bootstraps its predecessor and is carried to the
 front of the next rollout, where it is trained once its successor arrives
 (:func:`training.ppo.gae_linked`). Its log-probability is the behaviour
 policy's, as PPO's ratio needs; its value estimate is one update old.
+
+**The oracle critic** (``critic = "oracle"``): each decision of the current network also
+encodes the opponents' hands (:func:`craits_env.oracle.encode_oracle`) into the buffer's
+``critic_obs``; the value estimate reads them, the policy does not (frozen snapshots, whose
+values are unused, are asked without them).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.belief import belief_size, encode_belief
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder, legal_mask
+from craits_env.oracle import encode_oracle, oracle_size
 from craits_env.public import PublicGame
 from craits_env.rewards import game_rewards, hand_rewards
 from craits_env.seeding import draw_seed
@@ -67,6 +73,7 @@ class Batch:
     """The transitions of one update, with their advantages and returns."""
 
     obs: np.ndarray
+    critic_obs: np.ndarray  # (len, critic_extra): what only the critic reads (width 0: none)
     masks: np.ndarray
     actions: np.ndarray
     log_probs: np.ndarray
@@ -81,9 +88,10 @@ class Batch:
 class TransitionBuffer:
     """Preallocated arrays of transitions; streams are linked by ``next_index``."""
 
-    def __init__(self, capacity: int, obs_size: int) -> None:
+    def __init__(self, capacity: int, obs_size: int, critic_extra: int = 0) -> None:
         self.capacity = capacity
         self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.critic_obs = np.zeros((capacity, critic_extra), np.float32)
         self.masks = np.zeros((capacity, NUM_ACTIONS), bool)
         self.actions = np.zeros(capacity, np.int64)
         self.log_probs = np.zeros(capacity, np.float32)
@@ -94,7 +102,8 @@ class TransitionBuffer:
         self.size = 0
         self.open = 0  # streams whose latest transition awaits its successor
 
-    _ARRAYS = ("obs", "masks", "actions", "log_probs", "values", "rewards", "dones", "next_index")
+    _ARRAYS = ("obs", "critic_obs", "masks", "actions", "log_probs", "values", "rewards", "dones",
+               "next_index")  # fmt: skip
 
     def state(self) -> dict[str, Any]:
         return {k: getattr(self, k)[: self.size].copy() for k in self._ARRAYS} | {
@@ -105,7 +114,8 @@ class TransitionBuffer:
     def load_state(self, state: dict[str, Any]) -> None:
         self.size, self.open = state["size"], state["open"]
         for k in self._ARRAYS:
-            getattr(self, k)[: self.size] = state[k]
+            if k in state or k != "critic_obs":  # games saved before the oracle critic
+                getattr(self, k)[: self.size] = state[k]
 
 
 @dataclass
@@ -154,10 +164,12 @@ class SelfPlayRollout:
         self.base_size = ObservationEncoder(self.n, self.rules).size
         self.belief = config.observation == "belief"
         self.obs_size = self.observation_size(config)
+        self.critic_extra = self.critic_size(config)
         games = config.num_games
         capacity = config.batch_size + games * (self.n + 1)
-        self.buffer = TransitionBuffer(capacity, self.obs_size)
+        self.buffer = TransitionBuffer(capacity, self.obs_size, self.critic_extra)
         self._obs = np.zeros((games, self.obs_size), np.float32)
+        self._critic_obs = np.zeros((games, self.critic_extra), np.float32)
         self._masks = np.zeros((games, NUM_ACTIONS), bool)
         self.stats = RolloutStats()
         self.slots = [self._new_slot() for _ in range(games)]
@@ -169,6 +181,12 @@ class SelfPlayRollout:
         if config.observation == "belief":
             size += belief_size(config.num_players)
         return size
+
+    @staticmethod
+    def critic_size(config: TrainConfig) -> int:
+        """How many inputs only the critic reads (``critic = "oracle"``: the opponents'
+        hands, :mod:`craits_env.oracle`; else 0)."""
+        return oracle_size(config.num_players) if config.critic == "oracle" else 0
 
     # -- games ---------------------------------------------------------------------
 
@@ -284,6 +302,8 @@ class SelfPlayRollout:
         t0 = time.perf_counter()
         k = len(slots)
         obs, masks = self._obs[:k], self._masks[:k]
+        oracle = current and self.critic_extra > 0
+        critic_obs = self._critic_obs[:k] if oracle else None
         seats = []
         base, belief = self.base_size, self.belief
         for r, slot in enumerate(slots):
@@ -293,10 +313,13 @@ class SelfPlayRollout:
             obs[r, :base] = slot.encoder.encode(game, p)
             if belief:
                 encode_belief(slot.public.tracker, p, obs[r, base:])
+            if critic_obs is not None:
+                encode_oracle(game, p, critic_obs[r])
             legal_mask(game.legal_actions(), masks[r])
         t1 = time.perf_counter()
         with torch.inference_mode():
-            logits, values = net(torch.from_numpy(obs))
+            extra = None if critic_obs is None else torch.from_numpy(critic_obs)
+            logits, values = net(torch.from_numpy(obs), extra)
             dist = MaskedCategorical(logits, torch.from_numpy(masks))
             actions_t = dist.sample(generator)
             log_probs = dist.log_prob(actions_t).numpy()
@@ -325,6 +348,7 @@ class SelfPlayRollout:
         j0 = buf.size
         idx = np.arange(j0, j0 + len(rows))
         buf.obs[idx] = self._obs[rows]
+        buf.critic_obs[idx] = self._critic_obs[rows]
         buf.masks[idx] = self._masks[rows]
         buf.actions[idx] = np.asarray(actions)[rows]
         buf.log_probs[idx] = log_probs[rows]
@@ -407,6 +431,7 @@ def take_batch(buf: TransitionBuffer, c: TrainConfig) -> tuple[Batch, np.ndarray
     done = np.flatnonzero(~is_open)
     batch = Batch(
         obs=buf.obs[done].copy(),
+        critic_obs=buf.critic_obs[done].copy(),
         masks=buf.masks[done].copy(),
         actions=buf.actions[done].copy(),
         log_probs=buf.log_probs[done].copy(),
