@@ -42,7 +42,7 @@ from craits_env.rules import Rules
 from .base import Observation
 
 SPEC = "ppo"
-BELIEF = "belief"  # a checkpoint trained with observation = "belief" (craits_env.belief)
+BELIEF = ("belief", "belief_calls")  # the observations that read the public history (belief)
 RUN_FINAL = "final.pt"
 # Rule options that change only how long a game lasts: a policy plays any of them.
 LENGTH_OPTIONS = ("hand_sizes", "hand_decision_limit")
@@ -58,7 +58,8 @@ class PPOAgent:
         self.seed = seed
         self._logits, self._obs_size, self.meta = _load(checkpoint_file(path))
         self.identity = f"{SPEC}@{self.meta['digest'][:16]}"
-        self._belief = self.meta.get("observation") == BELIEF
+        kind = self.meta.get("observation")
+        self._belief = kind if kind in BELIEF else None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as its path and identity (a training checkpoint holds the games in
@@ -88,7 +89,7 @@ class PPOAgent:
         if self._belief:
             from craits_env.belief import belief_size
 
-            size += belief_size(num_players)
+            size += belief_size(num_players, self._belief)
         if size != self._obs_size or (trained is not None and trained != num_players):
             raise ValueError(
                 f"ppo:{self.path} was trained for {trained} players (observation size "
@@ -139,11 +140,12 @@ class PPOAgent:
         tracker = getattr(observation, "tracker", None)
         if tracker is None:
             raise ValueError(
-                f"ppo:{self.path} reads the public history (observation = belief): it plays "
-                "through a seat view (tournaments, craits play, craits serve), not a bare "
+                f"ppo:{self.path} reads the public history (observation = {self._belief}): it "
+                "plays through a seat view (tournaments, craits play, craits serve), not a bare "
                 "observation dict"
             )
-        return encode_belief(tracker, observation.seat)  # type: ignore[attr-defined]
+        seat = observation.seat  # type: ignore[attr-defined]
+        return encode_belief(tracker, seat, kind=self._belief or BELIEF[0])
 
 
 def checkpoint_file(path: str) -> Path:

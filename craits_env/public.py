@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from .actions import DRAW, PHASE_COUNT, PHASE_PLAY
+from .actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from .cards import CARD_STRS, NUM_CARDS, parse_cards
 from .engine import Game
 from .observation import ObservationEncoder, legal_mask
 
 _OBS_KEYS = ("observation", "action_mask")
-_STATE_KEYS = ("hand_index", "void_base", "no_wild_base", "no_count_base", "played")
+_STATE_KEYS = ("hand_index", "void_base", "no_wild_base", "no_count_base", "played", "called")
+_OPTIONAL_KEYS = ("called",)  # states written before the tracker kept the suit calls
 
 
 def _short(value: object) -> str:
@@ -50,6 +51,21 @@ def _bases(value: object, name: str, length: int) -> list[int | None]:
     return bases
 
 
+def _call(value: object, name: str) -> tuple[int, int] | None:
+    """A suit call: ``None`` or ``[suit 0–3, draw counter >= 0]``."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(v) is int for v in value)
+        and 0 <= value[0] < 4
+        and value[1] >= 0
+    ):
+        return (value[0], value[1])
+    raise ValueError(f"{name}: got {_short(value)}, allowed None or [suit 0 to 3, int >= 0]")
+
+
 class PublicTracker:
     """Public inferences over one game, updated around every decision.
 
@@ -57,7 +73,9 @@ class PublicTracker:
     shows it holds no card of the active suit and no 8 or 9; one who takes the
     count shows it holds no ace or two (R5.3). :meth:`void_draws` and friends
     say how many unknown cards the player has drawn since (0: it still holds
-    none), or ``None`` when nothing is known. Everything resets at each new hand.
+    none), or ``None`` when nothing is known. :meth:`last_call` is the suit a
+    player last called with an 8 or a 9 (R4) and the cards it drew since — a
+    player usually calls a suit it holds. Everything resets at each new hand.
     """
 
     def __init__(self, game: Game) -> None:
@@ -67,6 +85,7 @@ class PublicTracker:
         self._void_base: list[list[int | None]] = []
         self._no_wild_base: list[int | None] = []
         self._no_count_base: list[int | None] = []
+        self._called: list[tuple[int, int] | None] = []  # per seat: (suit, draws then)
         self.played: list[list[int]] = []
         self._new_hand()
 
@@ -76,6 +95,7 @@ class PublicTracker:
         self._void_base = [[None] * 4 for _ in range(n)]
         self._no_wild_base = [None] * n
         self._no_count_base = [None] * n
+        self._called = [None] * n
         self.played = [[] for _ in range(n)]
 
     def apply(self, game: Game, action: int) -> None:
@@ -96,6 +116,8 @@ class PublicTracker:
                 self._no_wild_base[p] = base
             elif phase == PHASE_COUNT:  # no ace or two (R5.3)
                 self._no_count_base[p] = base
+        elif phase == PHASE_CALL_SUIT and CALL_BASE <= action < DECLARE:  # R4
+            self._called[p] = (action - CALL_BASE, base)
 
     def state(self) -> dict[str, Any]:
         """What the tracker has inferred in this hand, as a JSON-serialisable dict."""
@@ -105,15 +127,18 @@ class PublicTracker:
             "no_wild_base": list(self._no_wild_base),
             "no_count_base": list(self._no_count_base),
             "played": [[CARD_STRS[c] for c in cards] for cards in self.played],
+            "called": [None if c is None else list(c) for c in self._called],
         }
 
     def restore(self, state: Any) -> None:
         """Take back the inferences of :meth:`state` (of this game's tracker, or a copy's).
 
         ``ValueError`` naming the key if ``state`` does not fit this game; nothing changes then.
+        A state without ``called`` (written before the tracker kept suit calls) knows none.
         """
         n = self.num_players
-        if not isinstance(state, dict) or set(state) != set(_STATE_KEYS):
+        required = set(_STATE_KEYS) - set(_OPTIONAL_KEYS)
+        if not isinstance(state, dict) or not required <= set(state) <= set(_STATE_KEYS):
             raise ValueError(f"tracker state: got {_short(state)}, allowed a dict of {_STATE_KEYS}")
         if state["hand_index"] != self._game.hand_index:
             raise ValueError(
@@ -130,9 +155,12 @@ class PublicTracker:
                 played.append(parse_cards(cards))
             except ValueError as e:
                 raise ValueError(f"tracker state['played'][{s}]: {e}") from None
+        calls = _rows(state.get("called", [None] * n), "called", n)
+        called = [_call(c, f"tracker state['called'][{s}]") for s, c in enumerate(calls)]
         self._hand_index = self._game.hand_index
         self._void_base, self._no_wild_base, self._no_count_base = void, no_wild, no_count
         self.played = played
+        self._called = called
 
     def void_draws(self, seat: int, suit: int) -> int | None:
         """Cards ``seat`` drew since it showed no card of ``suit``; ``None`` if unknown."""
@@ -143,6 +171,12 @@ class PublicTracker:
         """Cards ``seat`` drew since it showed no 8 or 9; ``None`` if unknown."""
         base = self._no_wild_base[seat]
         return None if base is None else self._game.drawn[seat] - base
+
+    def last_call(self, seat: int) -> tuple[int, int] | None:
+        """The suit ``seat`` last called this hand (0–3: c, d, h, s; R4) and the cards it
+        drew since; ``None`` if it has called none."""
+        called = self._called[seat]
+        return None if called is None else (called[0], self._game.drawn[seat] - called[1])
 
     def no_count_draws(self, seat: int) -> int | None:
         """Cards ``seat`` drew since it showed no ace or two in the count; ``None`` if unknown."""

@@ -33,7 +33,7 @@ POOL_SELF, POOL_PAST = "self", "past"
 Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
-ObservationKind = Literal["standard", "belief"]
+ObservationKind = Literal["standard", "belief", "belief_calls"]
 CriticKind = Literal["shared", "oracle"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
@@ -95,8 +95,9 @@ class TrainConfig:
     activation: Activation = "tanh"
     """tanh or relu"""
     observation: ObservationKind = "standard"
-    """what the network sees: standard (craits_v0's observation) or belief (that, then the
-    public inferences on each opponent's hand, craits_env.belief; backend python only)"""
+    """what the network sees: standard (craits_v0's observation), belief (that, then the
+    public inferences on each opponent's hand, craits_env.belief; backend python only) or
+    belief_calls (belief, then each opponent's last suit call)"""
     critic: CriticKind = "shared"
     """the value function: shared (a head on the policy's trunk) or oracle (a trunk of its
     own that also reads the opponents' hands, craits_env.oracle — PerfectDou's critic; the

@@ -220,16 +220,19 @@ class Learner:
         except ValueError as e:
             raise ValueError(f"config init_policy: {e}") from None
         mine, theirs = self.net.spec(), net.spec()
-        # A standard-observation policy starts a belief one: the new inputs get zero weights,
-        # so the network plays exactly as before until it learns to use them. A shared-critic
+        # A standard-observation policy starts a belief one (a belief one a belief_calls one):
+        # the new inputs get zero weights, so the network plays exactly as before until it
+        # learns to use them. A shared-critic
         # policy starts an oracle-critic one: the critic's trunk starts as a copy of the
         # policy's trunk (the hands' inputs at zero weight), so its values are as before.
         same = {"obs_size", "critic_extra"}
         shape = {k: v for k, v in mine.items() if k not in same}
         compatible = {k: v for k, v in theirs.items() if k not in same} == shape
+        order = ("standard", "belief", "belief_calls")  # each one's input starts the next's
+        theirs_kind = data.get("observation", "standard")
         widen = (
-            self.config.observation == "belief"
-            and data.get("observation", "standard") == "standard"
+            theirs_kind in order
+            and order.index(theirs_kind) < order.index(self.config.observation)
             and theirs["obs_size"] < mine["obs_size"]
         ) or theirs["obs_size"] == mine["obs_size"]
         critic = theirs.get("critic_extra", 0) == 0 or (  # an oracle critic is kept as it is

@@ -162,7 +162,7 @@ class SelfPlayRollout:
         self.pool = pool
         self.rng = rng
         self.base_size = ObservationEncoder(self.n, self.rules).size
-        self.belief = config.observation == "belief"
+        self.belief = config.observation if config.observation != "standard" else None
         self.obs_size = self.observation_size(config)
         self.critic_extra = self.critic_size(config)
         games = config.num_games
@@ -178,8 +178,8 @@ class SelfPlayRollout:
     def observation_size(config: TrainConfig) -> int:
         """The length of the observation vector at ``config``'s table (and observation kind)."""
         size = ObservationEncoder(config.num_players, config.rules).size
-        if config.observation == "belief":
-            size += belief_size(config.num_players)
+        if config.observation != "standard":
+            size += belief_size(config.num_players, config.observation)
         return size
 
     @staticmethod
@@ -312,7 +312,7 @@ class SelfPlayRollout:
             seats.append(p)
             obs[r, :base] = slot.encoder.encode(game, p)
             if belief:
-                encode_belief(slot.public.tracker, p, obs[r, base:])
+                encode_belief(slot.public.tracker, p, obs[r, base:], belief)
             if critic_obs is not None:
                 encode_oracle(game, p, critic_obs[r])
             legal_mask(game.legal_actions(), masks[r])
