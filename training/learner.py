@@ -222,9 +222,9 @@ class Learner:
         mine, theirs = self.net.spec(), net.spec()
         # A standard-observation policy starts a belief one (a belief one a belief_calls one):
         # the new inputs get zero weights, so the network plays exactly as before until it
-        # learns to use them. A shared-critic
-        # policy starts an oracle-critic one: the critic's trunk starts as a copy of the
-        # policy's trunk (the hands' inputs at zero weight), so its values are as before.
+        # learns to use them. A shared-critic policy starts an oracle-critic one: the critic's
+        # trunk starts as a copy of the policy's trunk (the hands' inputs at zero weight), so
+        # its values are as before.
         same = {"obs_size", "critic_extra"}
         shape = {k: v for k, v in mine.items() if k not in same}
         compatible = {k: v for k, v in theirs.items() if k not in same} == shape
@@ -248,17 +248,15 @@ class Learner:
                 f"config init_policy: {path} was trained for {data.get('num_players')} "
                 f"players, the config has {self.config.num_players}"
             )
-        state = self.net.state_dict()
-        for name, tensor in net.state_dict().items():
-            target = state[name]
-            target.zero_()
-            target[tuple(slice(0, n) for n in tensor.shape)] = tensor.to(target.device)
+        copies = dict(net.state_dict())
         if self.net.critic is not None and net.critic is None:
-            for name, tensor in net.trunk.state_dict().items():
-                target = state[f"critic.{name}"]
+            copies |= {f"critic.{k}": v for k, v in net.trunk.state_dict().items()}
+        state = self.net.state_dict()
+        with torch.no_grad():
+            for name, tensor in copies.items():  # into the leading block; the rest is zero
+                target = state[name]
                 target.zero_()
                 target[tuple(slice(0, n) for n in tensor.shape)] = tensor.to(target.device)
-        with torch.no_grad():
             self.net.load_state_dict(state)
         self._sync_actor()
 

@@ -114,8 +114,9 @@ class TransitionBuffer:
     def load_state(self, state: dict[str, Any]) -> None:
         self.size, self.open = state["size"], state["open"]
         for k in self._ARRAYS:
-            if k in state or k != "critic_obs":  # games saved before the oracle critic
-                getattr(self, k)[: self.size] = state[k]
+            if k == "critic_obs" and k not in state:  # saved before the oracle critic: none
+                continue
+            getattr(self, k)[: self.size] = state[k]
 
 
 @dataclass
