@@ -89,6 +89,12 @@ class PublicTracker:
         self.played: list[list[int]] = []
         self._new_hand()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle; a tracker pickled before it kept the suit calls knows none."""
+        self.__dict__.update(state)
+        if "_called" not in state:
+            self._called = [None] * self.num_players
+
     def _new_hand(self) -> None:
         n = self.num_players
         self._hand_index = self._game.hand_index

@@ -14,7 +14,7 @@ from craits_env import DRAW, Game, Rules
 from craits_env.actions import CALL_BASE, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from craits_env.belief import CALL_FEATURES, KINDS, PER_OPPONENT, belief_size, encode_belief
 from craits_env.cards import SUIT_OF
-from craits_env.public import PublicGame
+from craits_env.public import PublicGame, PublicTracker
 from training.checkpoint import load_checkpoint
 from training.learner import Learner
 from training.train import train
@@ -254,3 +254,17 @@ def test_a_belief_calls_policy_started_from_a_belief_one_plays_exactly_as_it(
         features = agent.features(view)  # type: ignore[attr-defined]
         assert features.shape == (old.obs_size + 2 * CALL_FEATURES,)
         public.apply(agent.act(view))
+
+
+def test_a_tracker_pickled_before_the_calls_unpickles_knowing_none() -> None:
+    import pickle
+
+    game = Game(3, Rules(), seed=1)
+    public = PublicGame(game)
+    old = public.tracker.__dict__.copy()
+    del old["_called"]  # what a tracker pickled by the earlier version holds
+    tracker = PublicTracker.__new__(PublicTracker)
+    tracker.__setstate__(old)
+    assert [tracker.last_call(s) for s in range(3)] == [None] * 3
+    again = pickle.loads(pickle.dumps(public.tracker))
+    assert again.state() == public.tracker.state()
