@@ -100,6 +100,10 @@ class PolicyNet(nn.Module):
         v = self.critic(torch.cat([obs, critic_obs], dim=-1))
         return self.policy(x), self.value(v).squeeze(-1)
 
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """The policy head alone (no value, no critic trunk): for acting and imitation."""
+        return self.policy(self.trunk(obs))
+
     def numpy_policy(self) -> Callable[[np.ndarray], np.ndarray]:
         """The policy head as a numpy function ``obs (obs_size,) -> logits (59,)``.
 

@@ -76,6 +76,7 @@ def test_the_critic_reads_the_extra_inputs_and_the_policy_never_does() -> None:
     logits2, value2 = net(obs, torch.rand(5, 6))
     assert torch.equal(logits, logits2) and not torch.allclose(value, value2)
     assert torch.equal(net(obs)[1], net(obs, torch.zeros(5, 6))[1])  # absent: zeros
+    assert torch.equal(net.logits(obs), logits)  # the policy head alone, no critic pass
     # The value loss moves the critic only: no gradient reaches the policy's trunk or head.
     value.pow(2).sum().backward()
     assert all(p.grad is None or not p.grad.any() for p in [*net.trunk.parameters(),

@@ -43,6 +43,7 @@ import torch
 
 from agents.base import Observation, legal_actions_of
 from agents.checkpoint import load_checkpoint, policy_from_checkpoint
+from agents.network import PolicyNet
 from agents.pimc import ENDGAME, PIMCAgent
 from agents.ppo import PPOAgent
 from agents.specs import make_agent
@@ -252,11 +253,11 @@ class DistillReport:
     epochs: list[dict[str, float]] = field(default_factory=list)
 
 
-def agreement(net: torch.nn.Module, samples: Samples) -> tuple[float, float, float]:
+def agreement(net: PolicyNet, samples: Samples) -> tuple[float, float, float]:
     """(end-of-hand, override, other) fractions of ``samples`` where ``net``'s masked
     argmax is the label (``nan`` where a group is empty)."""
     with torch.no_grad():
-        logits, _ = net(torch.from_numpy(samples.features))
+        logits = net.logits(torch.from_numpy(samples.features))
         choice = masked_logits(logits, torch.from_numpy(samples.mask)).argmax(-1).numpy()
     hit = choice == samples.label
     override = samples.endgame & (samples.label != samples.prior)
@@ -345,14 +346,14 @@ def distill(
     m = torch.from_numpy(train.mask)
     target, has_target = _targets(train, config)
     with torch.no_grad():
-        teacher = _centred(net(x)[0], m)
+        teacher = _centred(net.logits(x), m)
     report_epochs = []
     for epoch in range(config.epochs):
         order = torch.randperm(len(train), generator=generator)
         total = 0.0
         for start in range(0, len(train), config.batch_size):
             idx = order[start : start + config.batch_size]
-            logits, _ = net(x[idx])
+            logits = net.logits(x[idx])
             rows = _loss_rows(logits, m[idx], teacher[idx], target[idx], has_target[idx], config)
             loss = rows.mean()
             optimizer.zero_grad()

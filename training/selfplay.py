@@ -319,8 +319,11 @@ class SelfPlayRollout:
             legal_mask(game.legal_actions(), masks[r])
         t1 = time.perf_counter()
         with torch.inference_mode():
-            extra = None if critic_obs is None else torch.from_numpy(critic_obs)
-            logits, values = net(torch.from_numpy(obs), extra)
+            if current:  # the values of the trained seats' transitions
+                extra = None if critic_obs is None else torch.from_numpy(critic_obs)
+                logits, values = net(torch.from_numpy(obs), extra)
+            else:  # a frozen snapshot: only its moves matter
+                logits = net.logits(torch.from_numpy(obs))
             dist = MaskedCategorical(logits, torch.from_numpy(masks))
             actions_t = dist.sample(generator)
             log_probs = dist.log_prob(actions_t).numpy()
@@ -330,7 +333,7 @@ class SelfPlayRollout:
         stats.seconds["forward"] += t2 - t1
         if current:
             stats.network_decisions += k
-            self._store(slots, seats, actions, log_probs, values.numpy())
+            self._store(slots, seats, actions, log_probs, values.numpy())  # current: set
         for slot, a in zip(slots, actions, strict=True):
             self._apply(slot, a)
 
