@@ -233,6 +233,53 @@ def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:
     assert buf.dones[end] and not buf.dones[:end].any()
 
 
+def test_value_horizon_hand_ends_every_stream_at_its_hands_end() -> None:
+    # value_horizon = "hand": each hand is an episode. One stream (the learner against greedy):
+    # a hand's last transition is done and holds that hand's reward; the next hand's first
+    # decision opens a new stream; the returns (values 0, gamma = lambda = 1) are the hand's
+    # reward alone, not the rest of the game's.
+    config = tiny(num_players=3, num_games=1, reward="score", rules={"hand_sizes": [4, 1, 3, 2]},
+                  opponents={"greedy": 1.0}, value_horizon="hand", gamma=1.0,
+                  gae_lambda=1.0)  # fmt: skip
+    pool = OpponentPool(config.opponents, {}, 1)
+    rollout = SelfPlayRollout(config, pool, np.random.default_rng(5))
+    net = PolicyNet(rollout.obs_size, [16])
+    gen = torch.Generator().manual_seed(0)
+    while not rollout.stats.learner_wins:
+        rollout._tick(net, gen)
+    buf = rollout.buffer
+    hands = len(config.rules.hand_sizes)
+    points = rollout.stats.learner_hand_points
+    size = buf.size - buf.open  # the finished game's transitions (a new game may have begun)
+    first_hp = ObservationEncoder(3, config.rules).slices["hand_progress"].start
+    hand_of = [round(float(buf.obs[i, first_hp]) * hands) for i in range(size)]
+    assert hand_of == sorted(hand_of) and len(set(hand_of)) >= 3
+    for i in range(size):
+        last_of_hand = i == size - 1 or hand_of[i + 1] != hand_of[i]
+        assert buf.dones[i] == last_of_hand, i
+        assert buf.next_index[i] == (-1 if last_of_hand else i + 1), i
+        expected = -points[hand_of[i]] / 100 if last_of_hand else 0.0
+        assert buf.rewards[i] == pytest.approx(expected), i
+    values = np.zeros(size, np.float32)
+    adv = gae_linked(buf.rewards[:size], values, buf.dones[:size], buf.next_index[:size], 1.0, 1.0)
+    expected_returns = [-points[h] / 100 for h in hand_of]
+    np.testing.assert_allclose(adv, expected_returns, rtol=1e-6, atol=1e-7)
+    assert buf.open == sum(last >= 0 for last in rollout.slots[0].last)
+    # The same game under the game horizon: one stream, whose returns reach the game's end.
+    whole = SelfPlayRollout(config.replace(value_horizon="game"), pool,
+                            np.random.default_rng(5))  # fmt: skip
+    gen = torch.Generator().manual_seed(0)
+    while not whole.stats.learner_wins:
+        whole._tick(net, gen)
+    assert whole.stats.learner_hand_points == points  # the same game, the same moves
+    wb = whole.buffer
+    assert np.array_equal(wb.obs[:size], buf.obs[:size])
+    assert wb.dones[size - 1] and not wb.dones[: size - 1].any()
+    adv = gae_linked(wb.rewards[:size], values, wb.dones[:size], wb.next_index[:size], 1.0, 1.0)
+    rest = [-sum(points[h:]) / 100 for h in hand_of]
+    np.testing.assert_allclose(adv, rest, rtol=1e-6, atol=1e-7)
+
+
 def test_collect_returns_complete_transitions_and_carries_the_open_ones() -> None:
     config = tiny(num_players=3, opponents={"self": 1.0, "greedy": 1.0})
     pool = OpponentPool(config.opponents, {}, 1)
@@ -303,6 +350,7 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
         ("rules.face_cards=3", "face_cards"),
         ("total_steps=0", "total_steps"),
         ("gamma=1.5", "gamma"),
+        ("value_horizon=hands", "value_horizon"),
         ("batch_size.x=1", "not a table"),
         ("novalue", "KEY=VALUE"),
     ]:
@@ -310,6 +358,8 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
             load_config("ppo_4p", [bad])
     with pytest.raises(ValueError, match="unknown config 'nope'; known: "):
         load_config("nope")
+    with pytest.raises(ValueError, match=r"^config value_horizon: hand needs a per-hand reward"):
+        load_config("ppo_4p", ["value_horizon=hand", "reward=win"])
 
 
 # ----------------------------------------------------------------------------- a smoke run

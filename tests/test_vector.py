@@ -119,6 +119,14 @@ def test_shapes_dtypes_and_views_agree() -> None:
     assert done.shape == (8,) and done.dtype == np.bool_
     assert vg.memory_bytes() == layout.state_bytes(8, 5, Rules(face_cards=True))
     assert "VectorGame(num_envs=8" in repr(vg)
+    policy, seen = RandomPolicy(1), set()
+    for _ in range(400):  # hands_finished: each game's finished hands, 0 again in a new game
+        hands = vg.hands_finished()
+        assert hands.shape == (8,) and hands.dtype == np.int64
+        assert hands.tolist() == [len(vg.hand_points(b)) for b in range(8)]
+        seen |= set(hands.tolist())
+        vg.step(policy.actions(vg.legal_mask()))
+    assert {0, 1, 2} <= seen
 
 
 @pytest.mark.parametrize(

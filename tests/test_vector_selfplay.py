@@ -77,10 +77,16 @@ class Recorder:
         return int(r.learner[b]), r.group[b].copy(), r.trained[b].copy()
 
 
-@pytest.mark.parametrize("players, reward", [(3, "relative"), (2, "score"), (5, "win")])
-def test_transitions_are_what_the_python_engine_replays(players: int, reward: str) -> None:
+@pytest.mark.parametrize(
+    "players, reward, horizon",
+    [(3, "relative", "game"), (2, "score", "game"), (5, "win", "game"), (3, "relative", "hand"),
+     (4, "bounded", "hand")],
+)  # fmt: skip
+def test_transitions_are_what_the_python_engine_replays(
+    players: int, reward: str, horizon: str
+) -> None:
     config = vector_tiny(num_players=players, num_games=12, batch_size=4000, reward=reward,
-                         rules={"hand_sizes": [3, 2, 1]})  # fmt: skip
+                         rules={"hand_sizes": [3, 2, 1]}, value_horizon=horizon)  # fmt: skip
     probe = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
     pool = OpponentPool(config.opponents, probe.spec(), 2)
     pool.add_snapshot(PolicyNet(probe.obs_size, [16]), 3)  # "past" seats a real snapshot
@@ -124,6 +130,11 @@ def test_transitions_are_what_the_python_engine_replays(players: int, reward: st
                 for s, r in enumerate(hand_rewards(points, reward)):
                     if last[s] >= 0:
                         expected_rewards[last[s]] += r
+            if horizon == "hand" and len(game.hand_points) > hands_paid and not game.is_over:
+                for s in range(n):  # a hand is an episode: every stream ends with it
+                    if last[s] >= 0:
+                        expected_done[last[s]] = True
+                last = [-1] * n
             hands_paid = len(game.hand_points)
             if game.is_over:
                 for s, r in enumerate(game_rewards(game, reward)):

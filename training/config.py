@@ -35,6 +35,7 @@ DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
 ObservationKind = Literal["standard", "belief", "belief_calls"]
 CriticKind = Literal["shared", "oracle"]
+ValueHorizon = Literal["game", "hand"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
@@ -76,6 +77,14 @@ class TrainConfig:
     """discount per decision of the seat"""
     gae_lambda: float = 0.95
     """GAE's lambda"""
+    value_horizon: ValueHorizon = "game"
+    """how far returns reach: game (across hands, to the game's end) or hand (each hand is
+    its own episode for the advantages and the value targets: a seat's stream ends at every
+    hand's end). With a per-hand reward (relative, bounded, score) and hands dealt
+    independently (R2.3; the deal rotates, R2.4) nothing an action does reaches a later
+    hand's reward, so hand drops only the later hands' noise (under the rule option
+    dealer_follows_direction a hand's last direction picks the next dealer: a small bias);
+    not with reward win (paid at the game's end only)"""
     clip_coef: float = 0.2
     """PPO's ratio clip (and the value clip)"""
     clip_vloss: bool = True
@@ -190,6 +199,11 @@ def _validate(c: TrainConfig) -> None:
     for key in ("gamma", "gae_lambda"):
         if not 0 <= getattr(c, key) <= 1:
             raise _type_error(key, getattr(c, key), "a number from 0 to 1")
+    if c.value_horizon == "hand" and c.reward == "win":
+        raise ValueError(
+            "config value_horizon: hand needs a per-hand reward (relative, bounded or score); "
+            "reward win pays only at the game's end"
+        )
     if not MIN_PLAYERS <= c.num_players <= MAX_PLAYERS:
         raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
     if c.batch_size < c.num_minibatches:

@@ -22,7 +22,9 @@ environment's reward mode, :func:`craits_env.rewards.hand_rewards`) is added
 to that seat's most recent transition in the game — the reward that follows
 its action, as PettingZoo's ``last()`` pays it. A reward that arrives before a
 seat's first non-forced decision of the game follows no action of the policy
-and is dropped. The game's end marks each stream's last transition ``done``.
+and is dropped. The game's end marks each stream's last transition ``done``; with
+``value_horizon = "hand"`` every hand's end does (a hand is an episode: no return
+reaches across it, and a reward of a hand where the seat made no decision is dropped).
 
 **The buffer** is flat: streams interleave, and each transition links to its
 stream's next one (``next_index``). An update takes every transition whose
@@ -247,6 +249,8 @@ class SelfPlayRollout:
                     buf.rewards[last] += rewards[s]
         slot.hands_rewarded = len(game.hand_points)
         if not game.is_over:
+            if self.config.value_horizon == "hand":
+                self._close_streams(slot)
             return
         final = game_rewards(game, mode)
         winners = game.winners()
@@ -255,6 +259,14 @@ class SelfPlayRollout:
         for s, last in enumerate(slot.last):
             if last >= 0:
                 buf.rewards[last] += final[s]
+        self._close_streams(slot)
+
+    def _close_streams(self, slot: Slot) -> None:
+        """End every stream of the game: its latest transition is done (the game's end, or
+        a hand's with ``value_horizon = "hand"``); the seat's next decision opens a new one."""
+        buf = self.buffer
+        for s, last in enumerate(slot.last):
+            if last >= 0:
                 buf.dones[last] = True
                 buf.open -= 1
                 slot.last[s] = -1

@@ -152,11 +152,25 @@ class VectorSelfPlayRollout:
                 continue
             net = policy if g == CURRENT_GROUP else self.pool.network(self.keys[g])
             self._decide(net, r, seat[r], actions, g == CURRENT_GROUP, generator)
+        per_hand = self.config.value_horizon == "hand"
+        hands = self.games.hands_finished() if per_hand else None
         rewards, done = self.games.step(actions, observe_into=self.obs, mask_into=self.mask)
         stats.steps += games
         self._pay(rewards)
+        if per_hand:  # a hand ended (not the game): its streams end (value_horizon = "hand")
+            ended = np.flatnonzero((self.games.hands_finished() != hands) & ~done)
+            if ended.size:
+                self._close(ended)
         if done.any():
             self._finish(np.flatnonzero(done))
+
+    def _close(self, rows: np.ndarray) -> None:
+        """End the streams of the games in ``rows``: each seat's latest transition is done."""
+        last = self.last[rows]
+        open_ = last[last >= 0]
+        self.buffer.dones[open_] = True
+        self.buffer.open -= len(open_)
+        self.last[rows] = -1
 
     def _decide(
         self,
@@ -218,7 +232,7 @@ class VectorSelfPlayRollout:
 
     def _finish(self, rows: np.ndarray) -> None:
         """Close the streams of the games that ended, log them, deal new ones in their rows."""
-        buf, stats, vec = self.buffer, self.stats, self.games
+        stats, vec = self.stats, self.games
         for b in rows.tolist():
             learner = int(self.learner[b])
             scores = vec.scores(b)
@@ -227,10 +241,7 @@ class VectorSelfPlayRollout:
             stats.learner_wins.append(1 / winners if scores[learner] == best else 0.0)
             stats.learner_scores.append(scores[learner])
             stats.learner_hand_points += [points[learner] for points in vec.hand_points(b)]
-            last = self.last[b]
-            open_ = last[last >= 0]
-            buf.dones[open_] = True
-            buf.open -= len(open_)
+            self._close(np.array([b]))
             self._seat(b)
         vec.reset(rows)
         self.obs[rows] = vec.observe()[rows]

@@ -267,6 +267,10 @@ class VectorGame:
         """Each game's seat to decide, int64 ``(B,)``; -1 for a finished game."""
         return self._st[:, layout.I_CURRENT].copy()
 
+    def hands_finished(self) -> np.ndarray:
+        """Each game's hands finished so far, int64 ``(B,)`` (R2.2; a new game's: 0)."""
+        return self._st[:, layout.I_HAND_INDEX].astype(np.int64)
+
     def is_over(self) -> np.ndarray:
         """bool ``(B,)``: the games that are over (only without auto-reset)."""
         return self._st[:, layout.I_PHASE] == PHASE_GAME_OVER
