@@ -7,6 +7,10 @@ information that only training has, such as the opponents' hands
 (:mod:`craits_env.oracle`; PerfectDou's perfect-information critic): the policy
 never sees them, so the network plays exactly as one with a shared trunk does.
 
+With ``hands_out > 0`` a third head on the policy's trunk predicts the opponents' hands
+(one logit per opponent and card, :meth:`PolicyNet.hand_logits`): an auxiliary task of
+training (``hands_coef``) that shapes what the trunk computes; playing never uses it.
+
 Its architecture is a small JSON-serialisable dict (:meth:`PolicyNet.spec`) stored
 in every checkpoint, so that a checkpoint rebuilds its own network
 (:meth:`PolicyNet.from_spec`).
@@ -57,6 +61,7 @@ class PolicyNet(nn.Module):
         num_actions: int = NUM_ACTIONS,
         *,
         critic_extra: int = 0,
+        hands_out: int = 0,
         init: bool = True,
     ) -> None:
         super().__init__()
@@ -69,11 +74,15 @@ class PolicyNet(nn.Module):
         if critic_extra < 0:
             raise ValueError(f"critic_extra: got {critic_extra}, allowed 0 or more")
         self.critic_extra = int(critic_extra)
+        if hands_out < 0:
+            raise ValueError(f"hands_out: got {hands_out}, allowed 0 or more")
+        self.hands_out = int(hands_out)
         self.trunk = self._mlp(self.obs_size)
         width = self.hidden_sizes[-1] if self.hidden_sizes else self.obs_size
         self.critic = self._mlp(self.obs_size + self.critic_extra) if self.critic_extra else None
         self.policy = nn.Linear(width, self.num_actions)
         self.value = nn.Linear(width, 1)
+        self.hands = nn.Linear(width, self.hands_out) if self.hands_out else None
         if init:
             for trunk in (self.trunk, self.critic):
                 for layer in trunk or ():
@@ -81,6 +90,8 @@ class PolicyNet(nn.Module):
                         _init(layer, math.sqrt(2))
             _init(self.policy, 0.01)
             _init(self.value, 1.0)
+            if self.hands is not None:  # near-zero logits: every card at 1/2 to start
+                _init(self.hands, 0.01)
 
     def _mlp(self, width: int) -> nn.Sequential:
         layers: list[nn.Module] = []
@@ -99,6 +110,21 @@ class PolicyNet(nn.Module):
             critic_obs = obs.new_zeros((*obs.shape[:-1], self.critic_extra))
         v = self.critic(torch.cat([obs, critic_obs], dim=-1))
         return self.policy(x), self.value(v).squeeze(-1)
+
+    def with_hands(
+        self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``forward`` and the hands head's logits ``(batch, hands_out)`` from one trunk pass
+        (a network built with ``hands_out > 0``)."""
+        if self.hands is None:
+            raise ValueError("with_hands: this network has no hands head (hands_out = 0)")
+        x = self.trunk(obs)
+        if self.critic is None:
+            return self.policy(x), self.value(x).squeeze(-1), self.hands(x)
+        if critic_obs is None:
+            critic_obs = obs.new_zeros((*obs.shape[:-1], self.critic_extra))
+        v = self.critic(torch.cat([obs, critic_obs], dim=-1))
+        return self.policy(x), self.value(v).squeeze(-1), self.hands(x)
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """The policy head alone (no value, no critic trunk): for acting and imitation."""
@@ -127,7 +153,8 @@ class PolicyNet(nn.Module):
 
     def spec(self) -> dict[str, Any]:
         """The architecture, JSON-serialisable (stored in checkpoints; ``critic_extra``
-        only when there is a separate critic, so older specs read as before)."""
+        only when there is a separate critic, ``hands_out`` only with a hands head, so
+        older specs read as before)."""
         spec: dict[str, Any] = {
             "obs_size": self.obs_size,
             "hidden_sizes": list(self.hidden_sizes),
@@ -136,6 +163,8 @@ class PolicyNet(nn.Module):
         }
         if self.critic_extra:
             spec["critic_extra"] = self.critic_extra
+        if self.hands_out:
+            spec["hands_out"] = self.hands_out
         return spec
 
     @classmethod
@@ -147,5 +176,6 @@ class PolicyNet(nn.Module):
             activation=spec["activation"],
             num_actions=spec["num_actions"],
             critic_extra=spec.get("critic_extra", 0),
+            hands_out=spec.get("hands_out", 0),
             init=init,
         )

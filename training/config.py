@@ -111,6 +111,11 @@ class TrainConfig:
     """the value function: shared (a head on the policy's trunk) or oracle (a trunk of its
     own that also reads the opponents' hands, craits_env.oracle — PerfectDou's critic; the
     policy never sees them; backend python only)"""
+    hands_coef: float = 0.0
+    """weight of an auxiliary loss that teaches the policy's trunk the opponents' hands: a
+    linear head on it gives, per opponent and card, the logit that the opponent holds it,
+    scored by binary cross-entropy against the true hands (craits_env.oracle); training
+    only, never needed to play; 0: none; backend python only"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
     the same network shape and table; fine-tuning); empty: a freshly initialised network"""
@@ -193,7 +198,7 @@ def _validate(c: TrainConfig) -> None:
     for key in ("learning_rate", "clip_coef", "max_grad_norm"):
         if not getattr(c, key) > 0:
             raise _type_error(key, getattr(c, key), "a number > 0")
-    for key in ("ent_coef", "vf_coef", "target_kl"):
+    for key in ("ent_coef", "vf_coef", "target_kl", "hands_coef"):
         if not getattr(c, key) >= 0:
             raise _type_error(key, getattr(c, key), "a number >= 0")
     for key in ("gamma", "gae_lambda"):
@@ -240,6 +245,11 @@ def _validate_vector(c: TrainConfig) -> None:
         raise ValueError(
             f"config critic: backend vector trains only the shared critic, got {c.critic!r} "
             "(the oracle critic reads the Python game's hands: backend python)"
+        )
+    if c.hands_coef > 0:
+        raise ValueError(
+            f"config hands_coef: backend vector trains no hands head, got {c.hands_coef} "
+            "(its targets are the Python game's hands: backend python)"
         )
 
 

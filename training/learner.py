@@ -194,8 +194,9 @@ class Learner:
         self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
         probe = SelfPlayRollout.observation_size(config)
         extra = SelfPlayRollout.critic_size(config)
+        hands = SelfPlayRollout.hands_size(config) if config.hands_coef > 0 else 0
         self.net = PolicyNet(probe, config.hidden_sizes, config.activation,
-                             critic_extra=extra).to(device)  # fmt: skip
+                             critic_extra=extra, hands_out=hands).to(device)  # fmt: skip
         # The rollout acts with a CPU copy when the update runs elsewhere (small batches).
         self.actor = self.net if device.type == "cpu" else PolicyNet.from_spec(self.net.spec())
         self._sync_actor()
@@ -225,7 +226,7 @@ class Learner:
         # learns to use them. A shared-critic policy starts an oracle-critic one: the critic's
         # trunk starts as a copy of the policy's trunk (the hands' inputs at zero weight), so
         # its values are as before.
-        same = {"obs_size", "critic_extra"}
+        same = {"obs_size", "critic_extra", "hands_out"}  # a hands head is kept or dropped
         shape = {k: v for k, v in mine.items() if k not in same}
         compatible = {k: v for k, v in theirs.items() if k not in same} == shape
         order = ("standard", "belief", "belief_calls")  # each one's input starts the next's
@@ -249,6 +250,8 @@ class Learner:
                 f"players, the config has {self.config.num_players}"
             )
         copies = dict(net.state_dict())
+        if net.hands_out != self.net.hands_out:  # the hands head: kept only if the same shape
+            copies = {k: v for k, v in copies.items() if not k.startswith("hands.")}
         if self.net.critic is not None and net.critic is None:
             copies |= {f"critic.{k}": v for k, v in net.trunk.state_dict().items()}
         state = self.net.state_dict()
@@ -301,8 +304,11 @@ class Learner:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         obs = torch.from_numpy(batch.obs).to(dev)
-        has_critic_obs = batch.critic_obs.shape[1] > 0  # critic = oracle
+        has_critic_obs = batch.critic_obs.shape[1] > 0  # critic = oracle, or hands_coef > 0
         critic_obs = torch.from_numpy(batch.critic_obs).to(dev) if has_critic_obs else None
+        hands = self.net.hands is not None and critic_obs is not None and c.hands_coef > 0
+        # The hands head's targets: does the opponent hold (a copy of) the card.
+        held = critic_obs.clamp(max=1.0) if hands and critic_obs is not None else None
         masks = torch.from_numpy(batch.masks).to(dev)
         actions = torch.from_numpy(batch.actions).to(dev)
         old_log_probs = torch.from_numpy(batch.log_probs).to(dev)
@@ -318,7 +324,14 @@ class Learner:
             for mb in order.tensor_split(c.num_minibatches):
                 mb = mb.to(dev)
                 extra = None if critic_obs is None else critic_obs[mb]
-                logits, value = self.net(obs[mb], extra)
+                hand_loss = None
+                if held is not None:
+                    logits, value, hand_logits = self.net.with_hands(obs[mb], extra)
+                    hand_loss = nn.functional.binary_cross_entropy_with_logits(
+                        hand_logits, held[mb]
+                    )
+                else:
+                    logits, value = self.net(obs[mb], extra)
                 dist = MaskedCategorical(logits, masks[mb])
                 adv = normalize(advantages[mb]) if c.norm_adv else advantages[mb]
                 out = ppo_loss(
@@ -334,8 +347,12 @@ class Learner:
                     ent_coef=c.ent_coef,
                     vf_coef=c.vf_coef,
                 )
+                loss = out.loss
+                if hand_loss is not None:
+                    loss = loss + c.hands_coef * hand_loss
+                    sums["hands_loss"] = sums.get("hands_loss", 0.0) + hand_loss.item()
                 self.optimizer.zero_grad(set_to_none=True)
-                out.loss.backward()
+                loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.optimizer.step()
                 for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):

@@ -37,7 +37,8 @@ policy's, as PPO's ratio needs; its value estimate is one update old.
 **The oracle critic** (``critic = "oracle"``): each decision of the current network also
 encodes the opponents' hands (:func:`craits_env.oracle.encode_oracle`) into the buffer's
 ``critic_obs``; the value estimate reads them, the policy does not (frozen snapshots, whose
-values are unused, are asked without them).
+values are unused, are asked without them). With ``hands_coef > 0`` they are carried the
+same way, as the targets of the hands head.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ class SelfPlayRollout:
         self.base_size = ObservationEncoder(self.n, self.rules).size
         self.belief = config.observation if config.observation != "standard" else None
         self.obs_size = self.observation_size(config)
-        self.critic_extra = self.critic_size(config)
+        self.critic_extra = self.hands_size(config)
         games = config.num_games
         capacity = config.batch_size + games * (self.n + 1)
         self.buffer = TransitionBuffer(capacity, self.obs_size, self.critic_extra)
@@ -190,6 +191,13 @@ class SelfPlayRollout:
         """How many inputs only the critic reads (``critic = "oracle"``: the opponents'
         hands, :mod:`craits_env.oracle`; else 0)."""
         return oracle_size(config.num_players) if config.critic == "oracle" else 0
+
+    @staticmethod
+    def hands_size(config: TrainConfig) -> int:
+        """The width of the opponents' hands carried with each transition (``critic_obs``):
+        what the oracle critic reads and the hands head learns to predict (else 0)."""
+        wanted = config.critic == "oracle" or config.hands_coef > 0
+        return oracle_size(config.num_players) if wanted else 0
 
     # -- games ---------------------------------------------------------------------
 

@@ -16,9 +16,10 @@ the run name is ``craits_v0__<config>__<seed>__<unix time>``):
 | ``DIR/eval/<opponent>/`` | the final duplicate tournament against each opponent |
 
 Scalars (x axis: environment steps): ``losses/{policy,value,entropy,approx_kl,
-clipfrac,explained_variance}``, ``charts/{SPS,SPS_wall,learning_rate,
-updates,transitions,peak_rss_mb}``, ``time/{env,encode,forward,update}`` (share
-of the training time), ``learner/{mean_hand_points,win_rate,mean_score}``,
+clipfrac,explained_variance}`` (and ``losses/hands`` with ``hands_coef > 0``),
+``charts/{SPS,SPS_wall,learning_rate,updates,transitions,peak_rss_mb}``,
+``time/{env,encode,forward,update}`` (share of the training time),
+``learner/{mean_hand_points,win_rate,mean_score}``,
 ``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
 mean_score_ci_lo,mean_score_ci_hi}``, ``pool/{<kind>_share,snapshots}``; the
 hyper-parameters as a text table.
@@ -453,6 +454,8 @@ def _log_update(
     for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
         scalar(f"losses/{key.removesuffix('_loss')}", metrics[key], step)
     scalar("losses/explained_variance", metrics["explained_variance"], step)
+    if "hands_loss" in metrics:  # hands_coef > 0: the hands head's cross-entropy
+        scalar("losses/hands", metrics["hands_loss"], step)
     scalar("losses/early_stop", metrics["early_stop"], step)
     scalar("charts/learning_rate", metrics["learning_rate"], step)
     scalar("charts/SPS", session_steps / busy if busy else 0.0, step)

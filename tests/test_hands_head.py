@@ -1,0 +1,168 @@
+"""The hands head (hands_coef > 0): an auxiliary task that teaches the policy's trunk the
+opponents' hands, with the true hands (craits_env.oracle) as its targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from agents.network import PolicyNet
+from agents.specs import make_agent
+from craits_env import Game, Rules
+from craits_env.oracle import oracle_size
+from craits_env.public import PublicGame
+from training.checkpoint import load_checkpoint, load_policy
+from training.learner import Learner
+from training.ppo import MaskedCategorical, normalize, ppo_loss
+from training.train import train
+
+from .test_training import tiny
+
+torch.set_num_threads(1)
+QUIET = {"progress": False, "echo": lambda s: None}
+
+
+def test_the_head_reads_the_policys_trunk_and_leaves_the_moves_unchanged() -> None:
+    torch.manual_seed(0)
+    net = PolicyNet(20, (16, 8), hands_out=6)
+    assert net.spec()["hands_out"] == 6
+    assert "hands_out" not in PolicyNet(20, (16, 8)).spec()  # older specs unchanged
+    obs = torch.rand(5, 20)
+    logits, value, hands = net.with_hands(obs)
+    assert hands.shape == (5, 6)
+    plain_logits, plain_value = net(obs)
+    assert torch.equal(logits, plain_logits) and torch.equal(value, plain_value)
+    assert torch.equal(net.logits(obs), logits)
+    # Its loss reaches the policy's trunk (that is its point) but not the policy head.
+    hands.sum().backward()
+    assert any(p.grad is not None and p.grad.any() for p in net.trunk.parameters())
+    assert all(p.grad is None for p in net.policy.parameters())
+    rebuilt = PolicyNet.from_spec(net.spec())  # a checkpoint rebuilds it
+    rebuilt.load_state_dict(net.state_dict())
+    np.testing.assert_allclose(rebuilt.numpy_policy()(obs[0].numpy()), logits[0].detach().numpy(),
+                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    with pytest.raises(ValueError, match="hands_out: got -2"):
+        PolicyNet(20, hands_out=-2)
+    with pytest.raises(ValueError, match="no hands head"):
+        PolicyNet(20, (8,)).with_hands(obs)
+    # With an oracle critic too: the critic reads the hands, the head predicts them.
+    both = PolicyNet(20, (8,), critic_extra=6, hands_out=6)
+    extra = torch.rand(5, 6)
+    a = both.with_hands(obs, extra)
+    b = both(obs, extra)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+
+
+def test_config_checks_the_coefficient_and_the_backend() -> None:
+    with pytest.raises(ValueError, match="config hands_coef"):
+        tiny(hands_coef=-0.5)
+    with pytest.raises(ValueError, match="config hands_coef: backend vector trains no hands head"):
+        tiny(hands_coef=0.5, backend="vector", opponents={"self": 1.0})
+
+
+def test_one_update_adds_the_weighted_cross_entropy_against_the_true_hands() -> None:
+    # The update's loss is PPO's plus hands_coef × BCE(head, does the opponent hold the card):
+    # the same update done by hand gives the same parameters.
+    config = tiny(num_players=3, hands_coef=0.7, update_epochs=1, num_minibatches=1)
+    learner = Learner(config, torch.device("cpu"), "hands")
+    assert learner.net.hands_out == oracle_size(3) and learner.net.critic is None
+    batch, _ = learner.collect()
+    assert batch.critic_obs.shape == (len(batch), oracle_size(3)) and batch.critic_obs.any()
+    start = {k: v.clone() for k, v in learner.net.state_dict().items()}
+    metrics = learner.learn(batch)
+    assert metrics["hands_loss"] > 0
+    # The update by hand, from the same start (a fresh learner of the same seed).
+    twin = Learner(config, torch.device("cpu"), "twin")
+    twin.net.load_state_dict(start)
+    twin.optimizer = torch.optim.Adam(twin.net.parameters(), lr=twin.learning_rate, eps=1e-5)
+    obs = torch.from_numpy(batch.obs)
+    order = torch.randperm(len(batch), generator=torch.Generator().manual_seed(config.seed * 2 + 2))
+    mb = order
+    logits, value, hand_logits = twin.net.with_hands(obs[mb])
+    dist = MaskedCategorical(logits, torch.from_numpy(batch.masks)[mb])
+    out = ppo_loss(
+        new_log_prob=dist.log_prob(torch.from_numpy(batch.actions)[mb]),
+        old_log_prob=torch.from_numpy(batch.log_probs)[mb],
+        advantages=normalize(torch.from_numpy(batch.advantages)[mb]),
+        entropy=dist.entropy(),
+        new_value=value,
+        old_value=torch.from_numpy(batch.values)[mb],
+        returns=torch.from_numpy(batch.returns)[mb],
+        clip_coef=config.clip_coef,
+        clip_vloss=config.clip_vloss,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+    )
+    held = torch.from_numpy(batch.critic_obs).clamp(max=1.0)[mb]
+    bce = nn.functional.binary_cross_entropy_with_logits(hand_logits, held)
+    assert bce.item() == pytest.approx(metrics["hands_loss"], rel=1e-5)
+    twin.optimizer.zero_grad()
+    (out.loss + 0.7 * bce).backward()
+    nn.utils.clip_grad_norm_(twin.net.parameters(), config.max_grad_norm)
+    twin.optimizer.step()
+    for k, v in learner.net.state_dict().items():
+        torch.testing.assert_close(twin.net.state_dict()[k], v, rtol=1e-5, atol=1e-6)
+    learner.close()
+    twin.close()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A plain run, and two hands-head runs started from it (same seed)."""
+    out = tmp_path_factory.mktemp("hands")
+    train(tiny(total_steps=400), out=out / "base", **QUIET)
+    for name in ("a", "b"):
+        train(tiny(hands_coef=1.0, init_policy=str(out / "base"), total_steps=3000,
+                   learning_rate=0.005), out=out / name, **QUIET)  # fmt: skip
+    return out
+
+
+def test_a_hands_run_starts_from_a_plain_policy_and_is_reproducible(runs: Path) -> None:
+    config = tiny(hands_coef=1.0, init_policy=str(runs / "base"), learning_rate=0.005)
+    learner = Learner(config, torch.device("cpu"), "start")
+    learner.init_policy(config.init_policy)
+    old, _ = load_policy(runs / "base" / "final.pt")
+    obs = torch.rand(7, learner.net.obs_size)
+    assert torch.equal(learner.net(obs)[0], old(obs)[0])  # the same moves to start with
+    learner.close()
+    a, b = (load_checkpoint(runs / name / "final.pt") for name in ("a", "b"))
+    assert a["network"]["hands_out"] == oracle_size(2)
+    assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
+
+
+def test_the_head_learns_the_hands_and_the_checkpoint_plays_its_policy(runs: Path) -> None:
+    # The untrained head says 1/2 for every card (ln 2); a few updates bring its
+    # cross-entropy on games the runs never saw to near that of each card's base rate.
+    rules = Rules(hand_sizes=(3, 2, 1))
+    net, _ = load_policy(runs / "a" / "final.pt")
+    config = tiny(hands_coef=1.0, seed=99)  # games the runs never saw
+    fresh = Learner(config, torch.device("cpu"), "probe")
+    batch, _ = fresh.collect()
+    obs, held = torch.from_numpy(batch.obs), torch.from_numpy(batch.critic_obs).clamp(max=1.0)
+    with torch.no_grad():
+        trained = nn.functional.binary_cross_entropy_with_logits(net.with_hands(obs)[2], held)
+        untrained = nn.functional.binary_cross_entropy_with_logits(
+            fresh.net.with_hands(obs)[2], held
+        )
+    rate = held.mean(dim=0).clamp(1e-3, 1 - 1e-3)
+    blind = nn.functional.binary_cross_entropy(rate.expand_as(held), held)
+    assert float(untrained) == pytest.approx(np.log(2), abs=0.01)
+    assert float(trained) < 0.5 * float(untrained) and float(trained) < float(blind) + 0.1
+    fresh.close()
+    agent = make_agent(f"ppo:{runs / 'a' / 'final.pt'}", num_players=2, rules=rules)
+    for seed in range(3):
+        game = Game(2, rules, seed=seed)
+        public = PublicGame(game)
+        while not game.is_over:
+            view = public.view(game.current_player)
+            mask = np.asarray(view["action_mask"], bool)
+            action = agent.act(view)
+            if mask.sum() > 1:
+                x = torch.from_numpy(np.asarray(view["observation"], np.float32))[None]
+                logits = net.logits(x)[0].detach().numpy()
+                assert action == int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+            public.apply(action)
