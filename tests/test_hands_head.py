@@ -129,6 +129,13 @@ def test_a_hands_run_starts_from_a_plain_policy_and_is_reproducible(runs: Path) 
     obs = torch.rand(7, learner.net.obs_size)
     assert torch.equal(learner.net(obs)[0], old(obs)[0])  # the same moves to start with
     learner.close()
+    # And back: a plain run starts from a hands-head policy, its head dropped.
+    plain = tiny(init_policy=str(runs / "a"))
+    learner = Learner(plain, torch.device("cpu"), "plain")
+    learner.init_policy(plain.init_policy)
+    trained, _ = load_policy(runs / "a" / "final.pt")
+    assert learner.net.hands is None and torch.equal(learner.net(obs)[0], trained(obs)[0])
+    learner.close()
     a, b = (load_checkpoint(runs / name / "final.pt") for name in ("a", "b"))
     assert a["network"]["hands_out"] == oracle_size(2)
     assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
