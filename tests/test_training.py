@@ -205,15 +205,23 @@ def test_ppo_loss_value_clipping_and_entropy_bonus() -> None:
 # ----------------------------------------------------------------------------- the rollout
 
 
-def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:
-    config = tiny(num_players=3, num_games=1, reward="score",
-                  rules={"hand_sizes": [4, 1, 3]}, opponents={"greedy": 1.0})  # fmt: skip
+def one_game(config: TrainConfig, seed: int) -> SelfPlayRollout:
+    """A rollout of ``config`` (one game slot) ticked until its first game is over: the
+    same seed, the same network and sampling, the same game."""
     pool = OpponentPool(config.opponents, {}, 1)
-    rollout = SelfPlayRollout(config, pool, np.random.default_rng(3))
+    rollout = SelfPlayRollout(config, pool, np.random.default_rng(seed))
+    torch.manual_seed(0)
     net = PolicyNet(rollout.obs_size, [16])
     gen = torch.Generator().manual_seed(0)
     while not rollout.stats.learner_wins:
         rollout._tick(net, gen)
+    return rollout
+
+
+def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:
+    config = tiny(num_players=3, num_games=1, reward="score",
+                  rules={"hand_sizes": [4, 1, 3]}, opponents={"greedy": 1.0})  # fmt: skip
+    rollout = one_game(config, 3)
     buf = rollout.buffer
     hands = len(config.rules.hand_sizes)
     points = rollout.stats.learner_hand_points  # the learner's points per hand of the game
@@ -241,12 +249,7 @@ def test_value_horizon_hand_ends_every_stream_at_its_hands_end() -> None:
     config = tiny(num_players=3, num_games=1, reward="score", rules={"hand_sizes": [4, 1, 3, 2]},
                   opponents={"greedy": 1.0}, value_horizon="hand", gamma=1.0,
                   gae_lambda=1.0)  # fmt: skip
-    pool = OpponentPool(config.opponents, {}, 1)
-    rollout = SelfPlayRollout(config, pool, np.random.default_rng(5))
-    net = PolicyNet(rollout.obs_size, [16])
-    gen = torch.Generator().manual_seed(0)
-    while not rollout.stats.learner_wins:
-        rollout._tick(net, gen)
+    rollout = one_game(config, 5)
     buf = rollout.buffer
     hands = len(config.rules.hand_sizes)
     points = rollout.stats.learner_hand_points
@@ -266,11 +269,7 @@ def test_value_horizon_hand_ends_every_stream_at_its_hands_end() -> None:
     np.testing.assert_allclose(adv, expected_returns, rtol=1e-6, atol=1e-7)
     assert buf.open == sum(last >= 0 for last in rollout.slots[0].last)
     # The same game under the game horizon: one stream, whose returns reach the game's end.
-    whole = SelfPlayRollout(config.replace(value_horizon="game"), pool,
-                            np.random.default_rng(5))  # fmt: skip
-    gen = torch.Generator().manual_seed(0)
-    while not whole.stats.learner_wins:
-        whole._tick(net, gen)
+    whole = one_game(config.replace(value_horizon="game"), 5)
     assert whole.stats.learner_hand_points == points  # the same game, the same moves
     wb = whole.buffer
     assert np.array_equal(wb.obs[:size], buf.obs[:size])
