@@ -8,7 +8,7 @@ information that only training has, such as the opponents' hands
 never sees them, so the network plays exactly as one with a shared trunk does.
 
 With ``hands_out > 0`` a third head on the policy's trunk predicts the opponents' hands
-(one logit per opponent and card, :meth:`PolicyNet.hand_logits`): an auxiliary task of
+(one logit per opponent and card, :meth:`PolicyNet.with_hands`): an auxiliary task of
 training (``hands_coef``) that shapes what the trunk computes; playing never uses it.
 
 Its architecture is a small JSON-serialisable dict (:meth:`PolicyNet.spec`) stored
