@@ -104,12 +104,17 @@ class PolicyNet(nn.Module):
         self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(obs)
+        return self.policy(x), self._value(obs, x, critic_obs)
+
+    def _value(
+        self, obs: torch.Tensor, x: torch.Tensor, critic_obs: torch.Tensor | None
+    ) -> torch.Tensor:
+        """The value from the policy's trunk output ``x``, or the critic's own trunk."""
         if self.critic is None:
-            return self.policy(x), self.value(x).squeeze(-1)
+            return self.value(x).squeeze(-1)
         if critic_obs is None:
             critic_obs = obs.new_zeros((*obs.shape[:-1], self.critic_extra))
-        v = self.critic(torch.cat([obs, critic_obs], dim=-1))
-        return self.policy(x), self.value(v).squeeze(-1)
+        return self.value(self.critic(torch.cat([obs, critic_obs], dim=-1))).squeeze(-1)
 
     def with_hands(
         self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None
@@ -119,12 +124,7 @@ class PolicyNet(nn.Module):
         if self.hands is None:
             raise ValueError("with_hands: this network has no hands head (hands_out = 0)")
         x = self.trunk(obs)
-        if self.critic is None:
-            return self.policy(x), self.value(x).squeeze(-1), self.hands(x)
-        if critic_obs is None:
-            critic_obs = obs.new_zeros((*obs.shape[:-1], self.critic_extra))
-        v = self.critic(torch.cat([obs, critic_obs], dim=-1))
-        return self.policy(x), self.value(v).squeeze(-1), self.hands(x)
+        return self.policy(x), self._value(obs, x, critic_obs), self.hands(x)
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """The policy head alone (no value, no critic trunk): for acting and imitation."""

@@ -306,9 +306,10 @@ class Learner:
         obs = torch.from_numpy(batch.obs).to(dev)
         has_critic_obs = batch.critic_obs.shape[1] > 0  # critic = oracle, or hands_coef > 0
         critic_obs = torch.from_numpy(batch.critic_obs).to(dev) if has_critic_obs else None
-        hands = self.net.hands is not None and critic_obs is not None and c.hands_coef > 0
-        # The hands head's targets: does the opponent hold (a copy of) the card.
-        held = critic_obs.clamp(max=1.0) if hands and critic_obs is not None else None
+        # The hands head's targets (hands_coef > 0): does the opponent hold (a copy of) the card.
+        held = None
+        if self.net.hands is not None and critic_obs is not None:
+            held = critic_obs.clamp(max=1.0)
         masks = torch.from_numpy(batch.masks).to(dev)
         actions = torch.from_numpy(batch.actions).to(dev)
         old_log_probs = torch.from_numpy(batch.log_probs).to(dev)
