@@ -17,6 +17,7 @@ from agents.specs import make_agent
 from agents.tournament import TournamentConfig, run_games
 from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
+from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder
 from craits_env.records import read_records, replay
 from training.checkpoint import load_checkpoint, load_policy, save_checkpoint, tensor_to_bytes
@@ -205,17 +206,25 @@ def test_ppo_loss_value_clipping_and_entropy_bonus() -> None:
 # ----------------------------------------------------------------------------- the rollout
 
 
-def one_game(config: TrainConfig, seed: int) -> SelfPlayRollout:
-    """A rollout of ``config`` (one game slot) ticked until its first game is over: the
-    same seed, the same network and sampling, the same game."""
+def first_game(config: TrainConfig, seed: int) -> tuple[SelfPlayRollout, Game, int]:
+    """A rollout of ``config`` (one game slot) ticked until its first game is over (the same
+    seed, the same network and sampling, the same game), that game and its learner's seat
+    (a later tick may have dealt the slot another)."""
     pool = OpponentPool(config.opponents, {}, 1)
     rollout = SelfPlayRollout(config, pool, np.random.default_rng(seed))
     torch.manual_seed(0)
     net = PolicyNet(rollout.obs_size, [16])
     gen = torch.Generator().manual_seed(0)
+    rollout._tick(net, gen)
+    game, learner = rollout.slots[0].public.game, rollout.slots[0].learner
     while not rollout.stats.learner_wins:
         rollout._tick(net, gen)
-    return rollout
+    return rollout, game, learner
+
+
+def one_game(config: TrainConfig, seed: int) -> SelfPlayRollout:
+    """:func:`first_game`'s rollout."""
+    return first_game(config, seed)[0]
 
 
 def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:

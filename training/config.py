@@ -85,6 +85,13 @@ class TrainConfig:
     hand's reward, so hand drops only the later hands' noise (under the rule option
     dealer_follows_direction a hand's last direction picks the next dealer: a small bias);
     not with reward win (paid at the game's end only)"""
+    win_chance_coef: float = 0.0
+    """weight of a win-aware reward added to the reward mode's, per hand: this coefficient
+    times the change the hand made to the seat's chance to win the game
+    (craits_env.rewards.win_chances: the totals so far, and independent normal points for
+    the hands left; Suphx's global reward prediction, as a fixed model). Over a game these
+    sum to the seat's share of the win minus 1/num_players, so the objective is the win
+    rate, paid hand by hand (hand horizons work); 0: none; backend python only"""
     clip_coef: float = 0.2
     """PPO's ratio clip (and the value clip)"""
     clip_vloss: bool = True
@@ -198,7 +205,7 @@ def _validate(c: TrainConfig) -> None:
     for key in ("learning_rate", "clip_coef", "max_grad_norm"):
         if not getattr(c, key) > 0:
             raise _type_error(key, getattr(c, key), "a number > 0")
-    for key in ("ent_coef", "vf_coef", "target_kl", "hands_coef"):
+    for key in ("ent_coef", "vf_coef", "target_kl", "hands_coef", "win_chance_coef"):
         if not getattr(c, key) >= 0:
             raise _type_error(key, getattr(c, key), "a number >= 0")
     for key in ("gamma", "gae_lambda"):
@@ -250,6 +257,11 @@ def _validate_vector(c: TrainConfig) -> None:
         raise ValueError(
             f"config hands_coef: backend vector trains no hands head, got {c.hands_coef} "
             "(its targets are the Python game's hands: backend python)"
+        )
+    if c.win_chance_coef > 0:
+        raise ValueError(
+            f"config win_chance_coef: backend vector pays only the reward modes, got "
+            f"{c.win_chance_coef} (the win-aware reward: backend python)"
         )
 
 

@@ -60,7 +60,7 @@ from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder, legal_mask
 from craits_env.oracle import encode_oracle, oracle_size
 from craits_env.public import PublicGame
-from craits_env.rewards import game_rewards, hand_rewards
+from craits_env.rewards import game_rewards, hand_rewards, spread_left, win_chances
 from craits_env.seeding import draw_seed
 
 from .config import TrainConfig
@@ -249,9 +249,12 @@ class SelfPlayRollout:
         buf = self.buffer
         mode = self.config.reward
         stats = self.stats
-        for points in game.hand_points[slot.hands_rewarded :]:
+        for k in range(slot.hands_rewarded, len(game.hand_points)):
+            points = game.hand_points[k]
             stats.learner_hand_points.append(points[slot.learner])
             rewards = hand_rewards(points, mode)
+            if self.config.win_chance_coef:
+                rewards = self._add_win_chance(rewards, game, k)
             for s, last in enumerate(slot.last):
                 if last >= 0:
                     buf.rewards[last] += rewards[s]
@@ -268,6 +271,22 @@ class SelfPlayRollout:
             if last >= 0:
                 buf.rewards[last] += final[s]
         self._close_streams(slot)
+
+    def _add_win_chance(self, rewards: list[float], game: Game, k: int) -> list[float]:
+        """``rewards`` of hand ``k`` plus ``win_chance_coef`` times the change hand ``k``
+        made to each seat's chance to win (its chances after the hand minus before it:
+        :func:`craits_env.rewards.win_chances`; after the game's last hand, the realised
+        shares)."""
+        sizes = self.rules.hand_sizes
+        before = [sum(p[s] for p in game.hand_points[:k]) for s in range(game.num_players)]
+        after = [b + own for b, own in zip(before, game.hand_points[k], strict=True)]
+        last = game.is_over and k == len(game.hand_points) - 1
+        chance_before = win_chances(before, spread_left(sizes, k))
+        chance_after = win_chances(after, 0.0 if last else spread_left(sizes, k + 1))
+        coef = self.config.win_chance_coef
+        return [
+            r + coef * (a - b) for r, a, b in zip(rewards, chance_after, chance_before, strict=True)
+        ]
 
     def _close_streams(self, slot: Slot) -> None:
         """End every stream of the game: its latest transition is done (the game's end, or
