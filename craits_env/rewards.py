@@ -82,9 +82,9 @@ def game_rewards(game: Game, mode: str) -> list[float]:
 # The win-chance model (:func:`win_chances`): the spread of one seat's points in a hand
 # of ``size`` cards, HAND_SD_BASE + HAND_SD_PER_CARD * size points — a least-squares line
 # through the standard deviations per hand of 2,400 standard-rule 4-player games
-# (experiments/results/champion/vs_expert and vs_pimc, games.jsonl: 29 points at one card,
+# (experiments/results/champion/vs_expert and vs_pimc, games.jsonl: 27 points at one card,
 # 55-68 at eight). With it the model's chances are calibrated on those games: scaling the
-# spread by 0.8 or 1.2 makes their log-loss worse.
+# spread by 0.8 or 1.2 makes their log-loss worse (experiments/fit_win_chance.py).
 HAND_SD_BASE = 25.0
 HAND_SD_PER_CARD = 4.2
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(40)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -83,3 +85,20 @@ def test_win_chance_coef_is_checked() -> None:
     with pytest.raises(ValueError, match="config win_chance_coef: backend vector"):
         TrainConfig.from_dict({**TINY, "backend": "vector", "opponents": {"self": 1.0},
                                "win_chance_coef": 2.0})  # fmt: skip
+
+
+def test_fit_script_reports_the_fit_and_the_calibration(tmp_path, capsys) -> None:
+    from experiments.fit_win_chance import main
+
+    lines = Path(__file__).parents[1] / "experiments/results/champion/vs_expert/games.jsonl".read_text().splitlines()
+    sample = tmp_path / "games.jsonl"
+    sample.write_text("\n".join(lines[:40]) + "\n")
+    assert main([str(sample)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("40 games;") and "least squares:" in out
+    assert out.count("log-loss") == 5
+    short = json.loads(lines[0])
+    short["hand_points"] = short["hand_points"][:8]
+    sample.write_text(json.dumps(short) + "\n")
+    with pytest.raises(SystemExit, match="a game of 8 hands, not 15"):
+        main([str(sample)])
