@@ -90,7 +90,8 @@ def test_win_chance_coef_is_checked() -> None:
 def test_fit_script_reports_the_fit_and_the_calibration(tmp_path, capsys) -> None:
     from experiments.fit_win_chance import main
 
-    lines = Path(__file__).parents[1] / "experiments/results/champion/vs_expert/games.jsonl".read_text().splitlines()
+    games = Path(__file__).parents[1] / "experiments/results/champion/vs_expert/games.jsonl"
+    lines = games.read_text().splitlines()
     sample = tmp_path / "games.jsonl"
     sample.write_text("\n".join(lines[:40]) + "\n")
     assert main([str(sample)]) == 0
