@@ -125,7 +125,9 @@ class TrainConfig:
     only, never needed to play; 0: none; backend python only"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
-    the same network shape and table; fine-tuning); empty: a freshly initialised network"""
+    the same table and network shape, or wider hidden layers — as many, none narrower: the new
+    units start freshly initialised and unread by the old ones and the heads, so the moves are
+    the same; fine-tuning); empty: a freshly initialised network"""
     opponents: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
     """sampling weights of the non-learner seats: "self" (the current network), "past" (a
     frozen snapshot), or any agent spec (greedy, tactician, expert, random, pimc:N, ppo:PATH)"""

@@ -226,9 +226,15 @@ class Learner:
         # learns to use them. A shared-critic policy starts an oracle-critic one: the critic's
         # trunk starts as a copy of the policy's trunk (the hands' inputs at zero weight), so
         # its values are as before.
-        same = {"obs_size", "critic_extra", "hands_out"}  # a hands head is kept or dropped
+        # A policy also starts a wider one (as many hidden layers, none narrower): the new
+        # units start from the fresh initialisation but feed only new units, and the heads
+        # read them with zero weights, so the network plays exactly as before.
+        same = {"obs_size", "critic_extra", "hands_out", "hidden_sizes"}
         shape = {k: v for k, v in mine.items() if k not in same}
-        compatible = {k: v for k, v in theirs.items() if k not in same} == shape
+        wider = len(mine["hidden_sizes"]) == len(theirs["hidden_sizes"]) and all(
+            m >= t for m, t in zip(mine["hidden_sizes"], theirs["hidden_sizes"], strict=True)
+        )
+        compatible = {k: v for k, v in theirs.items() if k not in same} == shape and wider
         order = ("standard", "belief", "belief_calls")  # each one's input starts the next's
         theirs_kind = data.get("observation", "standard")
         widen = (
@@ -256,9 +262,11 @@ class Learner:
             copies |= {f"critic.{k}": v for k, v in net.trunk.state_dict().items()}
         state = self.net.state_dict()
         with torch.no_grad():
-            for name, tensor in copies.items():  # into the leading block; the rest is zero
+            for name, tensor in copies.items():  # into the leading block
                 target = state[name]
-                target.zero_()
+                # The old units' weights on new inputs are zero; new units (rows past the
+                # old ones, only in a wider network) keep their fresh initialisation.
+                target[: tensor.shape[0]] = 0
                 target[tuple(slice(0, n) for n in tensor.shape)] = tensor.to(target.device)
             self.net.load_state_dict(state)
         self._sync_actor()
