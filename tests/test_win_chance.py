@@ -82,6 +82,8 @@ def test_win_chance_coef_pays_each_hand_its_change_of_the_chance_to_win() -> Non
 def test_win_chance_coef_is_checked() -> None:
     with pytest.raises(ValueError, match="win_chance_coef"):
         TrainConfig.from_dict({**TINY, "win_chance_coef": -1})
+    with pytest.raises(ValueError, match="config win_chance_coef: needs a per-hand reward"):
+        TrainConfig.from_dict({**TINY, "reward": "win", "win_chance_coef": 1.0})
     with pytest.raises(ValueError, match="config win_chance_coef: backend vector"):
         TrainConfig.from_dict({**TINY, "backend": "vector", "opponents": {"self": 1.0},
                                "win_chance_coef": 2.0})  # fmt: skip

@@ -91,7 +91,8 @@ class TrainConfig:
     (craits_env.rewards.win_chances: the totals so far, and independent normal points for
     the hands left; Suphx's global reward prediction, as a fixed model). Over a game these
     sum to the seat's share of the win minus 1/num_players, so the objective is the win
-    rate, paid hand by hand (hand horizons work); 0: none; backend python only"""
+    rate, paid hand by hand (hand horizons work); 0: none; not with reward win; backend
+    python only"""
     clip_coef: float = 0.2
     """PPO's ratio clip (and the value clip)"""
     clip_vloss: bool = True
@@ -217,6 +218,11 @@ def _validate(c: TrainConfig) -> None:
         raise ValueError(
             "config value_horizon: hand needs a per-hand reward (relative, bounded or score); "
             "reward win pays only at the game's end"
+        )
+    if c.win_chance_coef > 0 and c.reward == "win":
+        raise ValueError(
+            "config win_chance_coef: needs a per-hand reward (relative, bounded or score); "
+            "reward win already pays the win, at the game's end"
         )
     if not MIN_PLAYERS <= c.num_players <= MAX_PLAYERS:
         raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
