@@ -11,6 +11,12 @@ With ``hands_out > 0`` a third head on the policy's trunk predicts the opponents
 (one logit per opponent and card, :meth:`PolicyNet.with_hands`): an auxiliary task of
 training (``hands_coef``) that shapes what the trunk computes; playing never uses it.
 
+With ``oracle_inputs > 0`` (Suphx's oracle guiding, ``oracle_guiding`` in training) the
+last ``oracle_inputs`` of the ``obs_size`` inputs are the opponents' hands, which training
+shows the policy for a while and playing never does: a player's input is the first
+:attr:`PolicyNet.play_size` inputs, and the network reads the rest as 0
+(:meth:`PolicyNet.numpy_policy` drops their weights).
+
 Its architecture is a small JSON-serialisable dict (:meth:`PolicyNet.spec`) stored
 in every checkpoint, so that a checkpoint rebuilds its own network
 (:meth:`PolicyNet.from_spec`).
@@ -62,6 +68,7 @@ class PolicyNet(nn.Module):
         *,
         critic_extra: int = 0,
         hands_out: int = 0,
+        oracle_inputs: int = 0,
         init: bool = True,
     ) -> None:
         super().__init__()
@@ -77,6 +84,12 @@ class PolicyNet(nn.Module):
         if hands_out < 0:
             raise ValueError(f"hands_out: got {hands_out}, allowed 0 or more")
         self.hands_out = int(hands_out)
+        if not 0 <= oracle_inputs < max(1, self.obs_size):
+            raise ValueError(
+                f"oracle_inputs: got {oracle_inputs}, allowed 0 to {self.obs_size - 1} "
+                "(fewer than obs_size)"
+            )
+        self.oracle_inputs = int(oracle_inputs)
         self.trunk = self._mlp(self.obs_size)
         width = self.hidden_sizes[-1] if self.hidden_sizes else self.obs_size
         self.critic = self._mlp(self.obs_size + self.critic_extra) if self.critic_extra else None
@@ -100,9 +113,22 @@ class PolicyNet(nn.Module):
             width = h
         return nn.Sequential(*layers)
 
+    @property
+    def play_size(self) -> int:
+        """The length of a player's input: ``obs_size`` less the oracle guiding's inputs."""
+        return self.obs_size - self.oracle_inputs
+
+    def _full(self, obs: torch.Tensor) -> torch.Tensor:
+        """``obs`` with the oracle guiding's inputs at 0 appended when it has only the
+        player's part (:attr:`play_size` columns)."""
+        if self.oracle_inputs and obs.shape[-1] == self.play_size:
+            return torch.cat([obs, obs.new_zeros((*obs.shape[:-1], self.oracle_inputs))], -1)
+        return obs
+
     def forward(
         self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        obs = self._full(obs)
         x = self.trunk(obs)
         return self.policy(x), self._value(obs, x, critic_obs)
 
@@ -123,22 +149,29 @@ class PolicyNet(nn.Module):
         (a network built with ``hands_out > 0``)."""
         if self.hands is None:
             raise ValueError("with_hands: this network has no hands head (hands_out = 0)")
+        obs = self._full(obs)
         x = self.trunk(obs)
         return self.policy(x), self._value(obs, x, critic_obs), self.hands(x)
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """The policy head alone (no value, no critic trunk): for acting and imitation."""
-        return self.policy(self.trunk(obs))
+        return self.policy(self.trunk(self._full(obs)))
 
     def numpy_policy(self) -> Callable[[np.ndarray], np.ndarray]:
-        """The policy head as a numpy function ``obs (obs_size,) -> logits (59,)``.
+        """The policy head as a numpy function ``obs (play_size,) -> logits (59,)``.
 
         For acting one decision at a time (agents, tournaments): a few matrix-vector
-        products in numpy cost a fraction of a batch-of-one torch call.
+        products in numpy cost a fraction of a batch-of-one torch call. The oracle
+        guiding's inputs (``oracle_inputs``) are 0 when playing: their weights are dropped.
         """
         layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
                   for m in self.trunk if isinstance(m, nn.Linear)]  # fmt: skip
         head_w = self.policy.weight.detach().cpu().numpy().copy()
+        play = self.play_size
+        if layers:
+            layers[0] = (np.ascontiguousarray(layers[0][0][:, :play]), layers[0][1])
+        else:
+            head_w = np.ascontiguousarray(head_w[:, :play])
         head_b = self.policy.bias.detach().cpu().numpy().copy()
         relu = self.activation == "relu"
 
@@ -153,8 +186,8 @@ class PolicyNet(nn.Module):
 
     def spec(self) -> dict[str, Any]:
         """The architecture, JSON-serialisable (stored in checkpoints; ``critic_extra``
-        only when there is a separate critic, ``hands_out`` only with a hands head, so
-        older specs read as before)."""
+        only when there is a separate critic, ``hands_out`` only with a hands head,
+        ``oracle_inputs`` only with oracle guiding, so older specs read as before)."""
         spec: dict[str, Any] = {
             "obs_size": self.obs_size,
             "hidden_sizes": list(self.hidden_sizes),
@@ -165,6 +198,8 @@ class PolicyNet(nn.Module):
             spec["critic_extra"] = self.critic_extra
         if self.hands_out:
             spec["hands_out"] = self.hands_out
+        if self.oracle_inputs:
+            spec["oracle_inputs"] = self.oracle_inputs
         return spec
 
     @classmethod
@@ -177,5 +212,6 @@ class PolicyNet(nn.Module):
             num_actions=spec["num_actions"],
             critic_extra=spec.get("critic_extra", 0),
             hands_out=spec.get("hands_out", 0),
+            oracle_inputs=spec.get("oracle_inputs", 0),
             init=init,
         )

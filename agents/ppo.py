@@ -175,7 +175,7 @@ def _load(path: Path) -> _Policy:
     if key in _CACHE:
         return _CACHE[key]
     network, meta = load_policy(path, content)  # ValueError (one line) if unusable
-    policy = (network.numpy_policy(), network.obs_size, meta)
+    policy = (network.numpy_policy(), network.play_size, meta)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = policy

@@ -124,6 +124,13 @@ class TrainConfig:
     linear head on it gives, per opponent and card, the logit that the opponent holds it,
     scored by binary cross-entropy against the true hands (craits_env.oracle); training
     only, never needed to play; 0: none; backend python only"""
+    oracle_guiding: tuple[int, ...] = ()
+    """Suphx's oracle guiding: two environment steps [full, gone]. The policy also reads the
+    opponents' hands (craits_env.oracle, at the end of its input) — all of them until step
+    full, then each entry kept with a probability falling linearly to 0 at step gone (the
+    dropped ones read 0), never after — so it learns first with the hidden cards shown and
+    then to play without them; playing never gives them (the checkpoint's network reads them
+    as 0). Empty: none; backend python only, not with --ray"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
     the same table and network shape, or wider hidden layers — as many, none narrower: the new
@@ -164,6 +171,19 @@ class TrainConfig:
                 raise ValueError(f"config {key}: {e}") from None
             object.__setattr__(self, key, value)
         _validate(self)
+
+    def oracle_keep(self, step: int) -> float:
+        """Oracle guiding's probability that the policy sees an entry of the opponents' hands
+        in a batch collected from environment step ``step`` on: 1 until ``full``, falling
+        linearly to 0 at ``gone``, 0 after (and without oracle guiding)."""
+        if not self.oracle_guiding:
+            return 0.0
+        full, gone = self.oracle_guiding
+        if step < full:
+            return 1.0
+        if step >= gone:
+            return 0.0
+        return (gone - step) / (gone - full)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON- and TOML-friendly (tuples as lists)."""
@@ -224,6 +244,9 @@ def _validate(c: TrainConfig) -> None:
             "config win_chance_coef: needs a per-hand reward (relative, bounded or score); "
             "reward win already pays the win, at the game's end"
         )
+    guide = c.oracle_guiding
+    if guide and (len(guide) != 2 or not 0 <= guide[0] <= guide[1]):
+        raise _type_error("oracle_guiding", list(guide), "[] or [full, gone], 0 <= full <= gone")
     if not MIN_PLAYERS <= c.num_players <= MAX_PLAYERS:
         raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
     if c.batch_size < c.num_minibatches:
@@ -265,6 +288,12 @@ def _validate_vector(c: TrainConfig) -> None:
         raise ValueError(
             f"config hands_coef: backend vector trains no hands head, got {c.hands_coef} "
             "(its targets are the Python game's hands: backend python)"
+        )
+    if c.oracle_guiding:
+        raise ValueError(
+            f"config oracle_guiding: backend vector gives the policy no hidden cards, got "
+            f"{list(c.oracle_guiding)} (oracle guiding reads the Python game's hands: backend "
+            "python)"
         )
     if c.win_chance_coef > 0:
         raise ValueError(

@@ -333,10 +333,10 @@ def distill(
     :func:`save_distilled`) and the held-out report."""
     data = load_checkpoint(checkpoint)
     net = policy_from_checkpoint(data, checkpoint)
-    if samples.features.shape[1] != net.obs_size:
+    if samples.features.shape[1] != net.play_size:
         raise ValueError(
             f"samples have {samples.features.shape[1]} features, {checkpoint}'s network "
-            f"reads {net.obs_size}"
+            f"reads {net.play_size}"
         )
     train, held = split(samples, config.holdout)
     net.requires_grad_(True).train()

@@ -64,7 +64,7 @@ from .checkpoint import bytes_to_tensor, tensor_to_bytes
 from .config import TrainConfig
 from .learner import new_rollout, rollout_generators
 from .pool import OpponentPool
-from .selfplay import Batch, RolloutStats
+from .selfplay import Batch, RolloutStats, SelfPlayRollout
 
 WORKER_THREADS = 1  # torch threads of a rollout worker (it holds one CPU)
 WORKER_CPUS = 1  # Ray CPUs a rollout worker asks for
@@ -129,11 +129,13 @@ class RolloutWorker:
         return os.getpid(), socket.gethostname()
 
     def collect(
-        self, batch_size: int, weights: dict[str, torch.Tensor], version: int
+        self, batch_size: int, weights: dict[str, torch.Tensor], version: int, keep: float = 0.0
     ) -> WorkerResult:
         """Act with ``weights`` (the network after update ``version``) until ``batch_size``
-        transitions are complete."""
+        transitions are complete (``keep``: oracle guiding's, ``Rollouts.set_oracle_keep``)."""
         t0 = time.perf_counter()
+        if isinstance(self.rollout, SelfPlayRollout):  # oracle guiding: python backend only
+            self.rollout.oracle_keep = keep
         if version != self.version:
             self.actor.load_state_dict(weights)
             self.version = version
@@ -237,6 +239,7 @@ class RayRollouts:
         self._messages: list[str] = []
         self._weights: Any = None  # the ObjectRef of the weights last sent
         self._version = -1
+        self._keep = 0.0  # oracle guiding's probability (set_oracle_keep)
         self._timing = _Timing()
         self._init_ray()
         try:
@@ -323,6 +326,9 @@ class RayRollouts:
 
     # -- Rollouts ------------------------------------------------------------------------
 
+    def set_oracle_keep(self, keep: float) -> None:
+        self._keep = keep
+
     def collect(
         self, actor: PolicyNet, version: int, batch_size: int
     ) -> tuple[Batch, RolloutStats]:
@@ -333,7 +339,7 @@ class RayRollouts:
             self._version = version
         put = time.perf_counter() - t0
         shares = split_batch(batch_size, self.count)
-        refs = [h.collect.remote(n, self._weights, version)
+        refs = [h.collect.remote(n, self._weights, version, self._keep)
                 for h, n in zip(self.handles, shares, strict=True)]  # fmt: skip
         results: list[WorkerResult] = []
         for k, ref in enumerate(refs):

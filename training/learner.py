@@ -90,6 +90,11 @@ class Rollouts(Protocol):
         network after ``version`` updates); the batch and what the games did."""
         ...
 
+    def set_oracle_keep(self, keep: float) -> None:
+        """Oracle guiding (``config.oracle_guiding``): the probability that the policy sees an
+        entry of the opponents' hands in the games of the next :meth:`collect`."""
+        ...
+
     def snapshot_added(self, pool: OpponentPool) -> None:
         """The learner's pool just froze a snapshot (its newest): seat it in new games."""
         ...
@@ -131,6 +136,10 @@ class LocalRollouts:
         self, actor: PolicyNet, version: int, batch_size: int
     ) -> tuple[Batch, RolloutStats]:
         return self.rollout.collect(actor, batch_size, self.sample_gen)
+
+    def set_oracle_keep(self, keep: float) -> None:
+        if isinstance(self.rollout, SelfPlayRollout):  # oracle guiding: python backend only
+            self.rollout.oracle_keep = keep
 
     def snapshot_added(self, pool: OpponentPool) -> None:
         pool.prune(self.rollout.in_use())
@@ -195,8 +204,9 @@ class Learner:
         probe = SelfPlayRollout.observation_size(config)
         extra = SelfPlayRollout.critic_size(config)
         hands = SelfPlayRollout.hands_size(config) if config.hands_coef > 0 else 0
-        self.net = PolicyNet(probe, config.hidden_sizes, config.activation,
-                             critic_extra=extra, hands_out=hands).to(device)  # fmt: skip
+        guide = SelfPlayRollout.guide_size(config)
+        self.net = PolicyNet(probe, config.hidden_sizes, config.activation, critic_extra=extra,
+                             hands_out=hands, oracle_inputs=guide).to(device)  # fmt: skip
         # The rollout acts with a CPU copy when the update runs elsewhere (small batches).
         self.actor = self.net if device.type == "cpu" else PolicyNet.from_spec(self.net.spec())
         self._sync_actor()
@@ -229,7 +239,9 @@ class Learner:
         # A policy also starts a wider one (as many hidden layers, none narrower): the new
         # units start from the fresh initialisation but feed only new units, and the heads
         # read them with zero weights, so the network plays exactly as before.
-        same = {"obs_size", "critic_extra", "hands_out", "hidden_sizes"}
+        # A policy without oracle guiding starts one with it: the hands' inputs (the input's
+        # end) get zero weights; one with it starts only the same (its inputs all kept).
+        same = {"obs_size", "critic_extra", "hands_out", "hidden_sizes", "oracle_inputs"}
         shape = {k: v for k, v in mine.items() if k not in same}
         wider = len(mine["hidden_sizes"]) == len(theirs["hidden_sizes"]) and all(
             m >= t for m, t in zip(mine["hidden_sizes"], theirs["hidden_sizes"], strict=True)
@@ -237,16 +249,20 @@ class Learner:
         compatible = {k: v for k, v in theirs.items() if k not in same} == shape and wider
         order = ("standard", "belief", "belief_calls")  # each one's input starts the next's
         theirs_kind = data.get("observation", "standard")
+        theirs_play, mine_play = net.play_size, self.net.play_size
         widen = (
             theirs_kind in order
             and order.index(theirs_kind) < order.index(self.config.observation)
-            and theirs["obs_size"] < mine["obs_size"]
-        ) or theirs["obs_size"] == mine["obs_size"]
+            and theirs_play < mine_play
+        ) or theirs_play == mine_play
         critic = theirs.get("critic_extra", 0) == 0 or (  # an oracle critic is kept as it is
             theirs.get("critic_extra") == mine.get("critic_extra")
             and theirs["obs_size"] == mine["obs_size"]
         )
-        if not (compatible and widen and critic):
+        guided = net.oracle_inputs == 0 or (
+            net.oracle_inputs == self.net.oracle_inputs and theirs["obs_size"] == mine["obs_size"]
+        )
+        if not (compatible and widen and critic and guided):
             raise ValueError(
                 f"config init_policy: {path} holds the network {theirs}, the config builds {mine}"
             )
@@ -297,6 +313,8 @@ class Learner:
     def collect(self) -> tuple[Batch, RolloutStats]:
         """Play until one update's batch is complete."""
         self.net.eval()
+        if self.config.oracle_guiding:  # from the steps before this batch (exact on resume)
+            self.rollouts.set_oracle_keep(self.config.oracle_keep(self.global_step))
         batch, stats = self.rollouts.collect(self.actor, self.update, self.config.batch_size)
         self.batch_start_step = self.global_step
         self.global_step += stats.steps

@@ -39,6 +39,13 @@ encodes the opponents' hands (:func:`craits_env.oracle.encode_oracle`) into the 
 ``critic_obs``; the value estimate reads them, the policy does not (frozen snapshots, whose
 values are unused, are asked without them). With ``hands_coef > 0`` they are carried the
 same way, as the targets of the hands head.
+
+**Oracle guiding** (``oracle_guiding``, Suphx): the network's input ends with the opponents'
+hands too, each entry kept with probability ``oracle_keep`` (the learner sets it per batch
+from :meth:`~training.config.TrainConfig.oracle_keep`; the dropped ones read 0; the mask is
+drawn from the games' generator), for every network that acts here — the current one and
+the frozen snapshots, which were trained with them. The buffer stores the input as the
+network saw it, so PPO's ratio compares like with like. Bots never see the hands.
 """
 
 from __future__ import annotations
@@ -169,6 +176,8 @@ class SelfPlayRollout:
         self.belief = config.observation if config.observation != "standard" else None
         self.obs_size = self.observation_size(config)
         self.critic_extra = self.hands_size(config)
+        self.guide = self.guide_size(config)  # oracle guiding: the hands at the input's end
+        self.oracle_keep = 1.0  # its probability of showing an entry (the learner sets it)
         games = config.num_games
         capacity = config.batch_size + games * (self.n + 1)
         self.buffer = TransitionBuffer(capacity, self.obs_size, self.critic_extra)
@@ -180,11 +189,18 @@ class SelfPlayRollout:
 
     @staticmethod
     def observation_size(config: TrainConfig) -> int:
-        """The length of the observation vector at ``config``'s table (and observation kind)."""
+        """The length of the network's input at ``config``'s table: the observation vector
+        (of its kind), and oracle guiding's inputs."""
         size = ObservationEncoder(config.num_players, config.rules).size
         if config.observation != "standard":
             size += belief_size(config.num_players, config.observation)
-        return size
+        return size + SelfPlayRollout.guide_size(config)
+
+    @staticmethod
+    def guide_size(config: TrainConfig) -> int:
+        """How many of the network's inputs are oracle guiding's (the opponents' hands,
+        :mod:`craits_env.oracle`, at the end of the input; else 0)."""
+        return oracle_size(config.num_players) if config.oracle_guiding else 0
 
     @staticmethod
     def critic_size(config: TrainConfig) -> int:
@@ -355,7 +371,11 @@ class SelfPlayRollout:
                 encode_belief(slot.public.tracker, p, obs[r, base:], belief)
             if critic_obs is not None:
                 encode_oracle(game, p, critic_obs[r])
+            if self.guide:
+                encode_oracle(game, p, obs[r, self.obs_size - self.guide :])
             legal_mask(game.legal_actions(), masks[r])
+        if self.guide:
+            self._drop_oracle(obs[:k, self.obs_size - self.guide :])
         t1 = time.perf_counter()
         with torch.inference_mode():
             if current:  # the values of the trained seats' transitions
@@ -375,6 +395,16 @@ class SelfPlayRollout:
             self._store(slots, seats, actions, log_probs, values.numpy())  # current: set
         for slot, a in zip(slots, actions, strict=True):
             self._apply(slot, a)
+
+    def _drop_oracle(self, hands: np.ndarray) -> None:
+        """Oracle guiding (Suphx): keep each entry of ``hands`` with probability
+        ``oracle_keep`` (drawn from the games' generator only when it is strictly between 0
+        and 1), zero the rest, in place."""
+        keep = self.oracle_keep
+        if keep <= 0.0:
+            hands[:] = 0.0
+        elif keep < 1.0:
+            hands *= self.rng.random(hands.shape) < keep
 
     def _store(
         self,
