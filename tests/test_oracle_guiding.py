@@ -168,3 +168,25 @@ def test_a_guided_run_resumes_exactly_mid_fade(tmp_path: Path) -> None:
     assert a["global_step"] == b["global_step"]
     for key, value in a["policy"].items():
         assert torch.equal(value, b["policy"][key]), key
+
+
+def test_a_rollout_worker_drops_the_hands_as_the_learner_tells_it() -> None:
+    from training.distributed import RolloutWorker
+    from training.learner import LocalRollouts
+    from training.pool import OpponentPool
+
+    config = guided()
+    torch.manual_seed(0)
+    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes,
+                    oracle_inputs=HANDS)  # fmt: skip
+    spec = net.spec()
+    local = LocalRollouts(config, OpponentPool(config.opponents, spec, config.pool_size))
+    worker = RolloutWorker(config.to_dict(), spec, 0, 0, [])  # worker 0: the same games
+    for version, keep in enumerate((1.0, 0.5, 0.0)):
+        local.set_oracle_keep(keep)
+        batch, _ = local.collect(net, version, 96)
+        result = worker.collect(96, net.state_dict(), version, keep)
+        assert np.array_equal(batch.obs, result.batch.obs)
+        assert np.array_equal(batch.actions, result.batch.actions)
+        fresh = batch.obs[config.num_games * 2 :, -HANDS:]  # past the carried transitions
+        assert fresh.any() == (keep > 0)
