@@ -157,6 +157,14 @@ def test_a_start_from_an_unguided_policy_plays_as_before_and_learns_to_read_them
 def test_a_guided_run_resumes_exactly_mid_fade(tmp_path: Path) -> None:
     config = guided(total_steps=1500)
     full = train(config, out=tmp_path / "full", **QUIET)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tmp_path / "full"))
+    acc.Reload()
+    keeps = [(e.step, e.value) for e in acc.Scalars("charts/oracle_keep")]
+    assert keeps[0][1] == 1.0 and keeps[-1][1] == 0.0  # x axis: the steps after each batch
+    values = [v for _, v in keeps]
+    assert values == sorted(values, reverse=True)  # never rises
     out = tmp_path / "resumed"
     (out / "checkpoints").mkdir(parents=True)
     steps = [load_checkpoint(p)["global_step"]

@@ -17,7 +17,8 @@ the run name is ``craits_v0__<config>__<seed>__<unix time>``):
 
 Scalars (x axis: environment steps): ``losses/{policy,value,entropy,approx_kl,
 clipfrac,explained_variance}`` (and ``losses/hands`` with ``hands_coef > 0``),
-``charts/{SPS,SPS_wall,learning_rate,updates,transitions,peak_rss_mb}``,
+``charts/{SPS,SPS_wall,learning_rate,updates,transitions,peak_rss_mb}`` (and
+``charts/oracle_keep`` with ``oracle_guiding``),
 ``time/{env,encode,forward,update}`` (share of the training time),
 ``learner/{mean_hand_points,win_rate,mean_score}``,
 ``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
@@ -458,6 +459,8 @@ def _log_update(
         scalar("losses/hands", metrics["hands_loss"], step)
     scalar("losses/early_stop", metrics["early_stop"], step)
     scalar("charts/learning_rate", metrics["learning_rate"], step)
+    if learner.config.oracle_guiding:  # the batch's probability of showing a hidden card
+        scalar("charts/oracle_keep", learner.config.oracle_keep(learner.batch_start_step), step)
     scalar("charts/SPS", session_steps / busy if busy else 0.0, step)
     scalar("charts/SPS_wall", session_steps / wall if wall else 0.0, step)
     scalar("charts/updates", learner.update, step)
