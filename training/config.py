@@ -130,7 +130,7 @@ class TrainConfig:
     full, then each entry kept with a probability falling linearly to 0 at step gone (the
     dropped ones read 0), never after — so it learns first with the hidden cards shown and
     then to play without them; playing never gives them (the checkpoint's network reads them
-    as 0). Empty: none; backend python only, not with --ray"""
+    as 0). Empty: none; backend python only (with --ray too)"""
     init_policy: str = ""
     """start from the policy of this checkpoint (a craits train checkpoint or run directory,
     the same table and network shape, or wider hidden layers — as many, none narrower: the new
