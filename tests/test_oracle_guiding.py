@@ -198,3 +198,13 @@ def test_a_rollout_worker_drops_the_hands_as_the_learner_tells_it() -> None:
         assert np.array_equal(batch.actions, result.batch.actions)
         fresh = batch.obs[config.num_games * 2 :, -HANDS:]  # past the carried transitions
         assert fresh.any() == (keep > 0)
+
+
+def test_with_a_hands_head_the_shown_hands_are_the_carried_ones() -> None:
+    config = guided(batch_size=200, hands_coef=0.5)
+    rollout = SelfPlayRollout(config, Learner(config, torch.device("cpu"), "g").pool,
+                              np.random.default_rng(0))  # fmt: skip
+    net = PolicyNet(rollout.obs_size, (32,), hands_out=HANDS, oracle_inputs=HANDS)
+    rollout.oracle_keep = 1.0
+    batch, _ = rollout.collect(net, 150, torch.Generator().manual_seed(0))
+    assert batch.critic_obs.any() and np.array_equal(batch.obs[:, -HANDS:], batch.critic_obs)

@@ -362,6 +362,9 @@ class SelfPlayRollout:
         critic_obs = self._critic_obs[:k] if oracle else None
         seats = []
         base, belief = self.base_size, self.belief
+        # Oracle guiding's inputs: encoded only while some are kept (after the fade: zeros).
+        showing = self.guide and self.oracle_keep > 0
+        shown = obs[:k, self.obs_size - self.guide :] if showing else None
         for r, slot in enumerate(slots):
             game = slot.public.game
             p = game.current_player
@@ -371,11 +374,14 @@ class SelfPlayRollout:
                 encode_belief(slot.public.tracker, p, obs[r, base:], belief)
             if critic_obs is not None:
                 encode_oracle(game, p, critic_obs[r])
-            if self.guide:
-                encode_oracle(game, p, obs[r, self.obs_size - self.guide :])
+            if shown is not None:  # the same hands as the critic's, when it has them
+                if critic_obs is not None:
+                    shown[r] = critic_obs[r]
+                else:
+                    encode_oracle(game, p, shown[r])
             legal_mask(game.legal_actions(), masks[r])
         if self.guide:
-            self._drop_oracle(obs[:k, self.obs_size - self.guide :])
+            self._drop_oracle(obs[:k, self.obs_size - self.guide :])  # zeroes all at keep 0
         t1 = time.perf_counter()
         with torch.inference_mode():
             if current:  # the values of the trained seats' transitions
