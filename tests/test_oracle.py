@@ -93,7 +93,7 @@ def test_the_critic_reads_the_extra_inputs_and_the_policy_never_does() -> None:
 
 def test_config_refuses_an_unknown_critic_and_the_oracle_on_the_vector_backend() -> None:
     with pytest.raises(ValueError, match="critic"):
-        tiny(critic="perfect")
+        tiny(critic="omniscient")
     with pytest.raises(ValueError, match="config critic: backend vector trains only the shared"):
         tiny(critic="oracle", backend="vector", opponents={"self": 1.0})
 

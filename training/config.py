@@ -34,7 +34,7 @@ Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
 ObservationKind = Literal["standard", "belief", "belief_calls"]
-CriticKind = Literal["shared", "oracle"]
+CriticKind = Literal["shared", "oracle", "perfect"]
 ValueHorizon = Literal["game", "hand"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
@@ -116,9 +116,10 @@ class TrainConfig:
     public inferences on each opponent's hand, craits_env.belief; backend python only) or
     belief_calls (belief, then each opponent's last suit call)"""
     critic: CriticKind = "shared"
-    """the value function: shared (a head on the policy's trunk) or oracle (a trunk of its
-    own that also reads the opponents' hands, craits_env.oracle — PerfectDou's critic; the
-    policy never sees them; backend python only)"""
+    """the value function: shared (a head on the policy's trunk), oracle (a trunk of its
+    own that also reads the opponents' hands, craits_env.oracle) or perfect (one that reads
+    the hands and the stock's order: every hidden card already placed — PerfectDou's
+    critic); the policy never sees them; backend python only"""
     hands_coef: float = 0.0
     """weight of an auxiliary loss that teaches the policy's trunk the opponents' hands: a
     linear head on it gives, per opponent and card, the logit that the opponent holds it,
@@ -282,7 +283,7 @@ def _validate_vector(c: TrainConfig) -> None:
     if c.critic != "shared":
         raise ValueError(
             f"config critic: backend vector trains only the shared critic, got {c.critic!r} "
-            "(the oracle critic reads the Python game's hands: backend python)"
+            "(the oracle and perfect critics read the Python game's hidden cards: backend python)"
         )
     if c.hands_coef > 0:
         raise ValueError(

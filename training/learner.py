@@ -203,7 +203,7 @@ class Learner:
         self.shuffle_gen = torch.Generator().manual_seed(seed * 2 + 2)
         probe = SelfPlayRollout.observation_size(config)
         extra = SelfPlayRollout.critic_size(config)
-        hands = SelfPlayRollout.hands_size(config) if config.hands_coef > 0 else 0
+        hands = SelfPlayRollout.hands_size(config)
         guide = SelfPlayRollout.guide_size(config)
         self.net = PolicyNet(probe, config.hidden_sizes, config.activation, critic_extra=extra,
                              hands_out=hands, oracle_inputs=guide).to(device)  # fmt: skip
@@ -335,7 +335,7 @@ class Learner:
         # The hands head's targets (hands_coef > 0): does the opponent hold (a copy of) the card.
         held = None
         if self.net.hands is not None and critic_obs is not None:
-            held = critic_obs.clamp(max=1.0)
+            held = critic_obs[:, : self.net.hands_out].clamp(max=1.0)  # the hands come first
         masks = torch.from_numpy(batch.masks).to(dev)
         actions = torch.from_numpy(batch.actions).to(dev)
         old_log_probs = torch.from_numpy(batch.log_probs).to(dev)

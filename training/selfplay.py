@@ -37,8 +37,9 @@ policy's, as PPO's ratio needs; its value estimate is one update old.
 **The oracle critic** (``critic = "oracle"``): each decision of the current network also
 encodes the opponents' hands (:func:`craits_env.oracle.encode_oracle`) into the buffer's
 ``critic_obs``; the value estimate reads them, the policy does not (frozen snapshots, whose
-values are unused, are asked without them). With ``hands_coef > 0`` they are carried the
-same way, as the targets of the hands head.
+values are unused, are asked without them). The perfect critic (``critic = "perfect"``)
+reads the stock's order after them (:func:`craits_env.oracle.encode_perfect`). With
+``hands_coef > 0`` the hands are carried the same way, as the targets of the hands head.
 
 **Oracle guiding** (``oracle_guiding``, Suphx): the network's input ends with the opponents'
 hands too, each entry kept with probability ``oracle_keep`` (the learner sets it per batch
@@ -65,7 +66,7 @@ from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.belief import belief_size, encode_belief
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder, legal_mask
-from craits_env.oracle import encode_oracle, oracle_size
+from craits_env.oracle import encode_oracle, encode_perfect, oracle_size, perfect_size
 from craits_env.public import PublicGame
 from craits_env.rewards import game_rewards, hand_rewards, spread_left, win_chances
 from craits_env.seeding import draw_seed
@@ -175,7 +176,9 @@ class SelfPlayRollout:
         self.base_size = ObservationEncoder(self.n, self.rules).size
         self.belief = config.observation if config.observation != "standard" else None
         self.obs_size = self.observation_size(config)
-        self.critic_extra = self.hands_size(config)
+        self.critic_extra = self.carried_size(config)
+        self.perfect = config.critic == "perfect"  # the stock too, after the hands
+        self.hands = oracle_size(self.n)
         self.guide = self.guide_size(config)  # oracle guiding: the hands at the input's end
         self.oracle_keep = 1.0  # its probability of showing an entry (the learner sets it)
         games = config.num_games
@@ -204,16 +207,23 @@ class SelfPlayRollout:
 
     @staticmethod
     def critic_size(config: TrainConfig) -> int:
-        """How many inputs only the critic reads (``critic = "oracle"``: the opponents'
-        hands, :mod:`craits_env.oracle`; else 0)."""
-        return oracle_size(config.num_players) if config.critic == "oracle" else 0
+        """How many inputs only the critic reads (:mod:`craits_env.oracle`: ``critic =
+        "oracle"``, the opponents' hands; ``"perfect"``, the hands and the stock; else 0)."""
+        n = config.num_players
+        return {"oracle": oracle_size(n), "perfect": perfect_size(n)}.get(config.critic, 0)
 
     @staticmethod
     def hands_size(config: TrainConfig) -> int:
-        """The width of the opponents' hands carried with each transition (``critic_obs``):
-        what the oracle critic reads and the hands head learns to predict (else 0)."""
-        wanted = config.critic == "oracle" or config.hands_coef > 0
-        return oracle_size(config.num_players) if wanted else 0
+        """The width of the hands head's targets (the opponents' hands, ``hands_coef > 0``;
+        else 0)."""
+        return oracle_size(config.num_players) if config.hands_coef > 0 else 0
+
+    @staticmethod
+    def carried_size(config: TrainConfig) -> int:
+        """The width of the hidden cards carried with each transition (``critic_obs``): what
+        the critic reads (:meth:`critic_size`), whose first :func:`oracle_size` entries (the
+        opponents' hands) the hands head learns to predict."""
+        return max(SelfPlayRollout.critic_size(config), SelfPlayRollout.hands_size(config))
 
     # -- games ---------------------------------------------------------------------
 
@@ -373,10 +383,13 @@ class SelfPlayRollout:
             if belief:
                 encode_belief(slot.public.tracker, p, obs[r, base:], belief)
             if critic_obs is not None:
-                encode_oracle(game, p, critic_obs[r])
+                if self.perfect:
+                    encode_perfect(game, p, critic_obs[r])
+                else:
+                    encode_oracle(game, p, critic_obs[r])
             if shown is not None:  # the same hands as the critic's, when it has them
                 if critic_obs is not None:
-                    shown[r] = critic_obs[r]
+                    shown[r] = critic_obs[r, : self.hands]
                 else:
                     encode_oracle(game, p, shown[r])
             legal_mask(game.legal_actions(), masks[r])
