@@ -77,7 +77,7 @@ def report(args: argparse.Namespace) -> tuple[str, bool]:
     for name, t in (("3 × `pimc`", pimc), ("3 × `expert`", expert)):
         m, o = t["me"], t["them"]
         lines.append(
-            f"| champion + {name} | {t['deals']} ({t['games']:,}) | {m['win_rate']:.3f} "
+            f"| champion + {name} | {t['deals']:,} ({t['games']:,}) | {m['win_rate']:.3f} "
             f"{ci(m['win_rate_ci'], 3)} | {m['mean_score']:.1f} {ci(m['mean_score_ci'], 1)} "
             f"| {o['mean_score']:.1f} {ci(o['mean_score_ci'], 1)} |"
         )
