@@ -1,4 +1,4 @@
-"""The oracle critic (critic = oracle): the opponents' hands for the value function only."""
+"""The oracle critics (critic = oracle, perfect): the hidden cards for the value function only."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.cards import NUM_CARDS, parse_cards
 from craits_env.observation import ObservationEncoder
-from craits_env.oracle import encode_oracle, oracle_size
+from craits_env.oracle import encode_oracle, oracle_size, perfect_size
 from craits_env.public import PublicGame
 from training.checkpoint import load_checkpoint, load_policy, tensor_to_bytes
 from training.learner import Learner
@@ -98,24 +98,33 @@ def test_config_refuses_an_unknown_critic_and_the_oracle_on_the_vector_backend()
         tiny(critic="oracle", backend="vector", opponents={"self": 1.0})
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A shared-critic run, and two oracle-critic runs started from it (same seed)."""
-    out = tmp_path_factory.mktemp("oracle")
+CRITICS = {"oracle": oracle_size(2), "perfect": perfect_size(2)}  # what each one reads
+
+
+@pytest.fixture(scope="module", params=sorted(CRITICS))
+def runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    """A shared-critic run, and two runs of the critic started from it (same seed)."""
+    critic = request.param
+    out = tmp_path_factory.mktemp(critic)
     train(tiny(total_steps=400), out=out / "base", **QUIET)
     for name in ("a", "b"):
-        train(tiny(critic="oracle", init_policy=str(out / "base"), total_steps=600), out=out / name,
+        train(tiny(critic=critic, init_policy=str(out / "base"), total_steps=600), out=out / name,
               **QUIET)  # fmt: skip
-    return out
+    return out, critic
 
 
-def test_an_oracle_critic_starts_as_the_shared_one_whatever_the_hands(runs: Path) -> None:
-    config = tiny(critic="oracle", init_policy=str(runs / "base"))
+def test_an_oracle_critic_starts_as_the_shared_one_whatever_the_hands(
+    runs: tuple[Path, str],
+) -> None:
+    out, critic = runs
+    config = tiny(critic=critic, init_policy=str(out / "base"))
     learner = Learner(config, torch.device("cpu"), "start")
     learner.init_policy(config.init_policy)
-    old, _ = load_policy(runs / "base" / "final.pt")
+    old, _ = load_policy(out / "base" / "final.pt")
     net = learner.net
-    assert net.critic_extra == oracle_size(2)
+    assert net.critic_extra == CRITICS[critic]
     obs = torch.rand(7, net.obs_size)
     for extra in (None, torch.rand(7, net.critic_extra)):
         logits, value = net(obs, extra)
@@ -124,30 +133,37 @@ def test_an_oracle_critic_starts_as_the_shared_one_whatever_the_hands(runs: Path
         torch.testing.assert_close(value, old_value)
     weight = net.state_dict()["critic.0.weight"]
     assert torch.equal(weight[:, : net.obs_size], old.state_dict()["trunk.0.weight"])
-    assert not weight[:, net.obs_size :].any()  # the hands' inputs start at zero weight
+    assert not weight[:, net.obs_size :].any()  # the hidden cards' inputs start at zero weight
     learner.close()
 
 
-def test_an_oracle_run_learns_the_same_parameters_for_the_same_seed(runs: Path) -> None:
-    a, b = (load_checkpoint(runs / name / "final.pt") for name in ("a", "b"))
-    assert a["network"]["critic_extra"] == oracle_size(2)
+def test_an_oracle_run_learns_the_same_parameters_for_the_same_seed(
+    runs: tuple[Path, str],
+) -> None:
+    out, critic = runs
+    a, b = (load_checkpoint(out / name / "final.pt") for name in ("a", "b"))
+    assert a["network"]["critic_extra"] == CRITICS[critic]
     assert a["global_step"] >= 600 and a["global_step"] == b["global_step"]
     assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
-    base = load_checkpoint(runs / "base" / "final.pt")["policy"]
+    base = load_checkpoint(out / "base" / "final.pt")["policy"]
     obs_size = a["network"]["obs_size"]
-    assert a["policy"]["critic.0.weight"][:, obs_size:].any()  # it learned to read the hands
+    weight = a["policy"]["critic.0.weight"]
+    assert weight[:, obs_size : obs_size + oracle_size(2)].any()  # it learned to read the hands
+    if critic == "perfect":
+        assert weight[:, obs_size + oracle_size(2) :].any()  # and the stock
     assert not torch.equal(a["policy"]["trunk.0.weight"], base["trunk.0.weight"])
 
 
-def test_an_oracle_run_resumes_exactly(runs: Path, tmp_path: Path) -> None:
-    out = tmp_path / "resumed"
-    (out / "checkpoints").mkdir(parents=True)
-    shutil.copy(runs / "a" / "checkpoints" / "step_000002.pt", out / "checkpoints")
-    result = train(resume=out, **QUIET)
-    a, b = load_checkpoint(runs / "a" / "final.pt"), load_checkpoint(result.final_checkpoint)
+def test_an_oracle_run_resumes_exactly(runs: tuple[Path, str], tmp_path: Path) -> None:
+    out, critic = runs
+    resumed = tmp_path / "resumed"
+    (resumed / "checkpoints").mkdir(parents=True)
+    shutil.copy(out / "a" / "checkpoints" / "step_000002.pt", resumed / "checkpoints")
+    result = train(resume=resumed, **QUIET)
+    a, b = load_checkpoint(out / "a" / "final.pt"), load_checkpoint(result.final_checkpoint)
     assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
     buffer = pickle.loads(tensor_to_bytes(b["rollout"]))["buffer"]
-    assert buffer["critic_obs"].shape[1] == oracle_size(2)  # carried with the transitions
+    assert buffer["critic_obs"].shape[1] == CRITICS[critic]  # carried with the transitions
 
 
 def test_the_batch_gives_the_critic_the_hands_the_observation_hides() -> None:
@@ -168,8 +184,8 @@ def test_the_batch_gives_the_critic_the_hands_the_observation_hides() -> None:
     learner.close()
 
 
-def test_an_oracle_checkpoint_plays_as_its_policy(runs: Path) -> None:
-    path = runs / "a" / "final.pt"
+def test_an_oracle_checkpoint_plays_as_its_policy(runs: tuple[Path, str]) -> None:
+    path = runs[0] / "a" / "final.pt"
     net, meta = load_policy(path)
     assert net.critic is not None and meta["observation"] == "standard"
     agent = make_agent(f"ppo:{path}", num_players=2, rules=Rules(hand_sizes=(3, 2, 1)))

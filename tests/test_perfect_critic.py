@@ -1,9 +1,8 @@
 """The perfect critic (critic = perfect): the opponents' hands and the stock's order for the
-value function only (craits_env.oracle.encode_perfect)."""
+value function only (craits_env.oracle.encode_perfect). Its runs (a start equal to the shared
+critic, the same parameters for the same seed, an exact resume) are in test_oracle.py."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +19,7 @@ from craits_env.oracle import (
     oracle_size,
     perfect_size,
 )
-from training.checkpoint import load_checkpoint, load_policy
 from training.learner import Learner
-from training.train import train
 
 from .test_training import tiny
 
@@ -120,43 +117,3 @@ def test_the_batch_gives_the_critic_the_hands_and_the_stock_and_the_hands_head_t
     metrics = learner.learn(batch)  # the hands head learns from the hands block only
     assert np.isfinite(metrics["hands_loss"]) and metrics["hands_loss"] > 0
     learner.close()
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A shared-critic run, and two perfect-critic runs started from it (same seed)."""
-    out = tmp_path_factory.mktemp("perfect")
-    train(tiny(total_steps=400), out=out / "base", **QUIET)
-    for name in ("a", "b"):
-        train(tiny(critic="perfect", init_policy=str(out / "base"), total_steps=600),
-              out=out / name, **QUIET)  # fmt: skip
-    return out
-
-
-def test_a_perfect_critic_starts_as_the_shared_one(runs: Path) -> None:
-    config = tiny(critic="perfect", init_policy=str(runs / "base"))
-    learner = Learner(config, torch.device("cpu"), "start")
-    learner.init_policy(config.init_policy)
-    old, _ = load_policy(runs / "base" / "final.pt")
-    net = learner.net
-    obs = torch.rand(7, net.obs_size)
-    for extra in (None, torch.rand(7, perfect_size(2))):
-        logits, value = net(obs, extra)
-        old_logits, old_value = old(obs)
-        assert torch.equal(logits, old_logits)
-        torch.testing.assert_close(value, old_value)
-    weight = net.state_dict()["critic.0.weight"]
-    assert not weight[:, net.obs_size :].any()  # the hidden cards' inputs start at zero weight
-    learner.close()
-
-
-def test_a_perfect_run_learns_the_same_parameters_for_the_same_seed_and_reads_the_stock(
-    runs: Path,
-) -> None:
-    a, b = (load_checkpoint(runs / name / "final.pt") for name in ("a", "b"))
-    assert a["network"]["critic_extra"] == perfect_size(2)
-    assert a["global_step"] >= 600 and a["global_step"] == b["global_step"]
-    assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
-    weight = a["policy"]["critic.0.weight"]
-    obs_size = a["network"]["obs_size"]
-    assert weight[:, obs_size + oracle_size(2) :].abs().sum() > 0  # learned weights on the stock
