@@ -177,7 +177,8 @@ class SelfPlayRollout:
         self.belief = config.observation if config.observation != "standard" else None
         self.obs_size = self.observation_size(config)
         self.critic_extra = self.carried_size(config)
-        self.perfect = config.critic == "perfect"  # the stock too, after the hands
+        # What the critic's inputs hold: the opponents' hands, then the stock for "perfect".
+        self._encode_hidden = encode_perfect if config.critic == "perfect" else encode_oracle
         self.hands = oracle_size(self.n)
         self.guide = self.guide_size(config)  # oracle guiding: the hands at the input's end
         self.oracle_keep = 1.0  # its probability of showing an entry (the learner sets it)
@@ -383,10 +384,7 @@ class SelfPlayRollout:
             if belief:
                 encode_belief(slot.public.tracker, p, obs[r, base:], belief)
             if critic_obs is not None:
-                if self.perfect:
-                    encode_perfect(game, p, critic_obs[r])
-                else:
-                    encode_oracle(game, p, critic_obs[r])
+                self._encode_hidden(game, p, critic_obs[r])
             if shown is not None:  # the same hands as the critic's, when it has them
                 if critic_obs is not None:
                     shown[r] = critic_obs[r, : self.hands]
