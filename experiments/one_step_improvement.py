@@ -368,7 +368,7 @@ def fit(
             optimizer.step()
         report["epochs"].append({"epoch": epoch + 1, **evaluate()})
     weights = {"trunk": trunk.state_dict(), "head": head.state_dict(), "from": checkpoint,
-               "hands": hands}  # fmt: skip
+               "hands": hands, "activation": net.activation}  # fmt: skip
     return weights, report
 
 
@@ -384,21 +384,31 @@ class QAgent:
     def __init__(self, seed: int | None = None) -> None:
         import torch
 
+        text = os.environ.get("CRAITS_Q_MARGIN", "5")
+        try:
+            self.margin = float(text)
+        except ValueError:
+            raise ValueError(
+                f"QAgent: CRAITS_Q_MARGIN={text!r}, allowed a number of points"
+            ) from None
         path = os.environ.get("CRAITS_Q")
         if not path or not Path(path).is_file():
             raise ValueError("QAgent: set CRAITS_Q to a head written by this script's fit")
-        saved = torch.load(path, weights_only=True)
+        try:
+            saved = torch.load(path, weights_only=True)
+            trunk, head = saved["trunk"], saved["head"]
+        except Exception:  # torch raises many kinds for a file it cannot read
+            raise ValueError(f"QAgent: CRAITS_Q={path} is not a head written by fit") from None
         if saved.get("hands"):
             raise ValueError(
                 f"QAgent: {path} reads the opponents' hands (fit --hands): no player can"
             )
         self.policy = PPOAgent(saved["from"], seed)
-        trunk = saved["trunk"]
         linear = sorted({k.split(".")[0] for k in trunk}, key=int)
         self._layers = [(trunk[f"{i}.weight"].numpy(), trunk[f"{i}.bias"].numpy())
                         for i in linear]  # fmt: skip
-        self._head = (saved["head"]["weight"].numpy(), saved["head"]["bias"].numpy())
-        self.margin = float(os.environ.get("CRAITS_Q_MARGIN", "5"))
+        self._head = (head["weight"].numpy(), head["bias"].numpy())
+        self._relu = saved.get("activation") == "relu"  # else tanh, as PolicyNet's default
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self.version = f"{digest}@{self.margin:g}"  # stored results follow the head and margin
 
@@ -415,7 +425,8 @@ class QAgent:
             return move
         x = self.policy.features(observation)
         for w, b in self._layers:
-            x = np.tanh(w @ x + b)
+            x = w @ x + b
+            x = np.maximum(x, 0.0) if self._relu else np.tanh(x)
         q = self._head[0] @ x + self._head[1]
         best = max(legal, key=lambda a: q[a])
         return best if q[best] - q[move] > self.margin else move

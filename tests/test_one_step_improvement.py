@@ -206,6 +206,13 @@ def test_bad_arguments_and_files_are_refused_in_one_line(
     assert "bad.npz" in err and "\n" not in err
     with pytest.raises(ValueError, match="collect"):
         load_data([bad])
+    monkeypatch.setenv("CRAITS_Q", str(older))
+    with pytest.raises(ValueError, match="not a head written by fit"):
+        QAgent()
+    monkeypatch.setenv("CRAITS_Q_MARGIN", "five")
+    with pytest.raises(ValueError, match="CRAITS_Q_MARGIN='five'"):
+        QAgent()
+    monkeypatch.delenv("CRAITS_Q_MARGIN")
     monkeypatch.delenv("CRAITS_Q", raising=False)
     with pytest.raises(ValueError, match="CRAITS_Q"):
         QAgent()
