@@ -57,6 +57,7 @@ import numpy as np
 
 from agents.base import Agent, Observation
 from agents.champion import CHECKPOINT
+from agents.network import PolicyNet
 from agents.pimc import ENDGAME
 from agents.ppo import PPOAgent
 from agents.specs import make_agent
@@ -404,11 +405,15 @@ class QAgent:
                 f"QAgent: {path} reads the opponents' hands (fit --hands): no player can"
             )
         self.policy = PPOAgent(saved["from"], seed)
-        linear = sorted({k.split(".")[0] for k in trunk}, key=int)
-        self._layers = [(trunk[f"{i}.weight"].numpy(), trunk[f"{i}.bias"].numpy())
-                        for i in linear]  # fmt: skip
-        self._head = (head["weight"].numpy(), head["bias"].numpy())
-        self._relu = saved.get("activation") == "relu"  # else tanh, as PolicyNet's default
+        # The head on its trunk is a PolicyNet whose policy head gives the values: played in
+        # numpy as any policy is (PolicyNet.numpy_policy).
+        hidden = [trunk[k].shape[0] for k in sorted(trunk, key=lambda k: int(k.split(".")[0]))
+                  if k.endswith(".weight")]  # fmt: skip
+        net = PolicyNet(trunk["0.weight"].shape[1], hidden, saved.get("activation", "tanh"),
+                        init=False)  # fmt: skip
+        net.trunk.load_state_dict(trunk)
+        net.policy.load_state_dict(head)
+        self._values = net.numpy_policy()
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self.version = f"{digest}@{self.margin:g}"  # stored results follow the head and margin
 
@@ -423,11 +428,7 @@ class QAgent:
         move = int(self.policy.act(observation))
         if DECLARE in legal or min(observation.hand_sizes) > ENDGAME:  # type: ignore[attr-defined]
             return move
-        x = self.policy.features(observation)
-        for w, b in self._layers:
-            x = w @ x + b
-            x = np.maximum(x, 0.0) if self._relu else np.tanh(x)
-        q = self._head[0] @ x + self._head[1]
+        q = self._values(self.policy.features(observation))
         best = max(legal, key=lambda a: q[a])
         return best if q[best] - q[move] > self.margin else move
 
