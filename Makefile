@@ -62,7 +62,7 @@ browser:
 test: $(STAMP) test-core browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy craits_env agents training craits
+	$(VENV)/bin/mypy craits_env craits
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory test-rllib test-agilerl
 
@@ -71,7 +71,7 @@ test: $(STAMP) test-core browser
 test-core:
 	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/pip install --quiet .
-	cd $(CORE_VENV) && bin/python -c "import craits_env, agents; from craits_env import craits_v0; \
+	cd $(CORE_VENV) && bin/python -c "import craits_env, craits.agents; from craits_env import craits_v0; \
 	    from pettingzoo.test import api_test; api_test(craits_v0.env(num_players=3), num_cycles=100)"
 	cd $(CORE_VENV) && echo quit | bin/craits play --opponents expert pimc:4 --seed 1 > /dev/null
 	cd $(CORE_VENV) && bin/craits demo -n 2 --bots expert greedy > /dev/null
@@ -106,7 +106,7 @@ test-agilerl: $(AGILERL_VENV)/.installed
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check craits_env agents training craits
-	$(VENV)/bin/mypy craits_env agents training craits
+	$(VENV)/bin/mypy craits_env craits
 
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10

@@ -1,8 +1,8 @@
-"""Craits agents: the protocol (:mod:`agents.base`), the spec table (:mod:`agents.specs`) and
-the built-in bots — the heuristic ladder (:mod:`agents.heuristics`), the search bot
-(:mod:`agents.pimc`) and trained checkpoints (:mod:`agents.ppo`).
+"""Craits agents (:mod:`craits.agents`): the protocol (:mod:`.base`), the spec table
+(:mod:`.specs`) and the built-in bots — the heuristic ladder (:mod:`.heuristics`), the search
+bot (:mod:`.pimc`) and trained checkpoints (:mod:`.ppo`).
 
-``make_agent("expert")`` (or any spec of :mod:`agents.specs`) gives an agent; importing
+``make_agent("expert")`` (or any spec of :mod:`craits.agents.specs`) gives an agent; importing
 this package registers nothing and imports neither the bots nor torch until a spec needs
 them.
 """
@@ -25,7 +25,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """The bot classes, imported on first use (``agents.ExpertAgent``)."""
+    """The bot classes, imported on first use (``craits.agents.ExpertAgent``)."""
     if name in ("GreedyAgent", "TacticianAgent", "ExpertAgent"):
         from . import heuristics
 

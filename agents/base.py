@@ -7,10 +7,10 @@ pass a :class:`craits_env.public.SeatView`, which is such a mapping and also
 exposes the seat's own hand and the public state (no hidden card), for bots
 that reason about cards. Spec strings name agents everywhere (``"random"``, the
 heuristics by name, ``"pimc:N"``, ``"ppo:PATH"``, your own ``MODULE:ATTR``):
-the table is :mod:`agents.specs`.
+the table is :mod:`craits.agents.specs`.
 
 Optional attributes drivers use: ``name``; ``version`` (bump it when the agent's
-play changes: stored results are keyed by it, :func:`agents.specs.agent_identity`);
+play changes: stored results are keyed by it, :func:`craits.agents.specs.agent_identity`);
 ``identity`` (overrides ``SPEC@VERSION``); ``check_table(num_players, rules)``
 (raise ``ValueError`` for a table the agent cannot play; called before any game).
 """
@@ -84,7 +84,7 @@ class CallableAgent:
 
 
 def __getattr__(name: str) -> object:
-    """``make_agent``, ``register``, ``known_specs`` moved to :mod:`agents.specs` (kept here)."""
+    """``make_agent``, ``register``, ``known_specs``: in :mod:`craits.agents.specs` (kept here)."""
     if name in ("make_agent", "register", "known_specs", "resolve_agent", "agent_identity"):
         from . import specs
 

@@ -5,7 +5,7 @@ strongest policy ``craits train`` has produced here (how it was trained, and whe
 on the ladder: ``experiments/results/champion/README.md``) — as ``ppo:PATH`` does: the argmax of
 the policy over the legal actions, no search.
 
-``champion-search`` (``champion-search:N``) is :class:`~agents.pimc.PIMCAgent` with the
+``champion-search`` (``champion-search:N``) is :class:`~craits.agents.pimc.PIMCAgent` with the
 champion as its prior: the champion's move is played wherever PIMC does not search, and
 at the end of a hand (some player holds ``ENDGAME`` cards or fewer) ``N`` determinized
 greedy rollouts (compiled) per decision must beat the champion's move by a margin to

@@ -1,4 +1,4 @@
-"""Reading ``craits train`` checkpoints (writing them is :mod:`training.checkpoint`).
+"""Reading ``craits train`` checkpoints (writing them is :mod:`craits.training.checkpoint`).
 
 A checkpoint is a ``torch.save``'d dict (loadable with ``weights_only=True``:
 only tensors, numbers, strings, lists and dicts):
@@ -9,7 +9,7 @@ only tensors, numbers, strings, lists and dicts):
 | ``network`` | the architecture (:meth:`PolicyNet.spec`) |
 | ``policy`` | the network's ``state_dict`` |
 | ``num_players``, ``rules`` | the table it was trained for (``Rules.to_dict()``) |
-| ``config`` | the :class:`~training.config.TrainConfig` as a dict |
+| ``config`` | the :class:`~craits.training.config.TrainConfig` as a dict |
 | ``run_name``, ``global_step``, ``update`` | where the run stood |
 | ``optimizer`` | Adam's ``state_dict`` |
 | ``pool`` | the frozen snapshots (:meth:`OpponentPool.state_dict`) |

@@ -4,7 +4,7 @@
 seat=None, rules=None, **options)`` after ``import craits_env``. The other seats
 are played by ``opponents`` (one per other seat, in seat order skipping the
 learner; a single spec is repeated): agent specs (``"random"``, ``"expert"``,
-``"ppo:PATH"`` …, see :mod:`agents.specs`), agents, or callables ``observation ->
+``"ppo:PATH"`` …, see :mod:`craits.agents.specs`), agents, or callables ``observation ->
 action``; each is checked for the table when the environment is made. Opponents receive the
 seat's :class:`~craits_env.public.SeatView`, a mapping with the observation
 keys that also exposes the public state. ``seat=None`` draws

@@ -1,7 +1,7 @@
 """Perfect Information Monte Carlo search (PIMC): determinize, roll out, pick the best mean.
 
 :class:`PIMCAgent` plays the expert heuristic's move (its *prior*,
-:class:`agents.heuristics.ExpertAgent`) and searches the decisions where search
+:class:`craits.agents.heuristics.ExpertAgent`) and searches the decisions where search
 is accurate: the end of a hand, once some player holds ``endgame`` (default 3)
 cards or fewer. There the rest of the hand is short, so rollouts with a fast
 policy predict it well; earlier, a rollout is dozens of moves of a crude policy
@@ -53,7 +53,7 @@ The agent only reads the view's public attributes, its own hand,
 ``unseen_cards()``, ``tracker`` and ``determinize()`` — never the live game.
 Spec strings: ``"pimc"`` (default budget) and ``"pimc:N"`` (N rollouts per
 searched decision), both compiled. After a searched decision :attr:`PIMCAgent.last_values`
-holds each legal action's mean rollout value (what ``training.distill`` records).
+holds each legal action's mean rollout value (what ``craits.training.distill`` records).
 """
 
 from __future__ import annotations
@@ -386,7 +386,7 @@ class PIMCAgent:
             choice to be played instead of it.
         prior: the agent whose move is played where there is no search and
             kept unless search finds a clearly better one; default a new
-            :class:`~agents.heuristics.ExpertAgent`; ``None``: the rollout policy.
+            :class:`~craits.agents.heuristics.ExpertAgent`; ``None``: the rollout policy.
         endgame: search once some player holds at most this many cards;
             ``None`` (or no prior) searches every decision.
         others: weight of the opponents' mean points in a rollout's value

@@ -7,7 +7,7 @@ The agent reads only the observation mapping (``"observation"``,
 network's most probable legal action (argmax: deterministic, so ``seed``
 changes nothing). A single legal action is returned without running the
 network; otherwise the network's policy head runs in numpy
-(:meth:`agents.network.PolicyNet.numpy_policy`: the same float32 weights, a
+(:meth:`craits.agents.network.PolicyNet.numpy_policy`: the same float32 weights, a
 fraction of the cost of a batch-of-one torch call).
 
 Errors are one-line ``ValueError``s: a missing, corrupt or incompatible
@@ -18,13 +18,13 @@ A policy plays any game length: only ``hand_sizes`` and
 ``hand_decision_limit`` may differ from the rules it was trained with.
 
 Its :attr:`PPOAgent.identity` is ``ppo@`` and the first 16 hex digits of
-:func:`agents.checkpoint.policy_digest` (weights, table, rules): stored
+:func:`craits.agents.checkpoint.policy_digest` (weights, table, rules): stored
 results follow the weights, not the file name. A process reads each checkpoint
 once per content (cached by the hash of the file's bytes, so an overwritten
 file is read again whatever its size and time stamp).
 
 torch is imported when a ``ppo`` agent is made (to read the checkpoint), not
-when :mod:`agents` is.
+when :mod:`craits.agents` is.
 """
 
 from __future__ import annotations

@@ -5,18 +5,18 @@ play``, the Gymnasium view's opponents, training opponents):
 
 | spec | agent |
 |---|---|
-| ``random`` | uniformly random legal action (:class:`agents.base.RandomAgent`) |
-| ``greedy``, ``tactician``, ``expert`` | the heuristic ladder (:mod:`agents.heuristics`) |
-| ``pimc``, ``pimc:N`` | search, N rollouts per searched decision (:mod:`agents.pimc`) |
+| ``random`` | uniformly random legal action (:class:`craits.agents.base.RandomAgent`) |
+| ``greedy``, ``tactician``, ``expert`` | the heuristic ladder (:mod:`craits.agents.heuristics`) |
+| ``pimc``, ``pimc:N`` | search, N rollouts per searched decision (:mod:`craits.agents.pimc`) |
 | ``ppo:PATH`` | a ``craits train`` checkpoint, or a run directory (its ``final.pt``) |
-| ``champion`` | the strongest learned policy, committed (:mod:`agents.champion`) |
-| ``champion-search[:N]`` | the champion as PIMC's prior (:mod:`agents.champion`) |
+| ``champion`` | the strongest learned policy, committed (:mod:`craits.agents.champion`) |
+| ``champion-search[:N]`` | the champion as PIMC's prior (:mod:`craits.agents.champion`) |
 | ``MODULE:ATTR`` | your agent: ``ATTR`` of an importable module (the working directory included) |
 | ``path/to/file.py:ATTR`` | your agent: ``ATTR`` of a Python file |
 
 ``ATTR`` is a class or a factory (called with ``seed=`` if it takes one, else
 with nothing) that gives an object with ``act(observation) -> action`` (and,
-optionally, ``reset(seed)``, ``name``, ``version``) — see :mod:`agents.base`.
+optionally, ``reset(seed)``, ``name``, ``version``) — see :mod:`craits.agents.base`.
 :func:`register` adds a name of your own to the table, explicitly.
 
 **Identity.** Stored results (tournament games, training evaluations) are keyed
@@ -152,7 +152,7 @@ def make_agent(
     num_players: int | None = None,
     rules: Rules | None = None,
 ) -> Agent:
-    """An agent from a spec string, an :class:`~agents.base.Agent`, or a callable.
+    """An agent from a spec string, an :class:`~craits.agents.base.Agent`, or a callable.
 
     With ``num_players`` (and ``rules``, default the standard rules) the agent is
     checked for that table first (see the module docstring).

@@ -1,5 +1,5 @@
 """A tournament's table: per-agent statistics with bootstrap CIs, OpenSkill ratings and
-the head-to-head matrix (its files: :mod:`agents.report`).
+the head-to-head matrix (its files: :mod:`craits.agents.report`).
 
 Definitions (per distinct spec, over every seat it held in every game):
 

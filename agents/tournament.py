@@ -11,12 +11,12 @@ game's result does not depend on which process plays it or when. Results are
 appended, one JSON line per game, to ``DIR/games.jsonl`` as they finish; an
 interrupted tournament rerun with the same arguments plays only what is missing.
 
-Stored games are keyed by what the agents *are* (:func:`agents.specs.agent_identity`:
+Stored games are keyed by what the agents *are* (:func:`craits.agents.specs.agent_identity`:
 a checkpoint's weight hash, a bot's version), not by the spec texts: a results
 directory whose agents changed (an overwritten checkpoint, a new bot version)
 is refused (:class:`TournamentRefused`), never mixed; one whose agents are the
 same under other spec texts (a moved checkpoint) resumes.
-:mod:`agents.stats` turns the games into the tables.
+:mod:`craits.agents.stats` turns the games into the tables.
 
 With ``record=True`` every game also yields its game record (:mod:`craits_env.records`),
 appended to ``DIR/records.jsonl`` beside its result; :func:`collect_records` returns them

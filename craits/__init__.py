@@ -7,7 +7,7 @@
 - :mod:`craits.tournament` — where tournament games run: processes, Ray.
 
 The library underneath imports nothing of it: :mod:`craits_env` (the game and its
-environments) < :mod:`agents` (agents, the arena, tournaments) < :mod:`training`
+environments) < :mod:`craits.agents` (agents, the arena, tournaments) < :mod:`craits.training`
 (PPO self-play) < :mod:`craits` (checked by import-linter's layers contract).
 """
 

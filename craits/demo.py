@@ -1,15 +1,15 @@
 """The default demo: a full game between bots, each hand's points and the standings.
 
 The bots are agent specs (``greedy``, ``random``, ``expert``, ``pimc``, ``ppo:PATH``,
-your own ``MODULE:ATTR`` … see :mod:`agents.specs`), each acting on its own seat's view.
+your own ``MODULE:ATTR`` … see :mod:`craits.agents.specs`), each acting on its own seat's view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.arena import engine_table
-from agents.specs import make_agent
+from craits.agents.arena import engine_table
+from craits.agents.specs import make_agent
 from craits_env.engine import Game
 from craits_env.rules import Rules
 

@@ -5,7 +5,7 @@ a pipe — and everything is written as plain lines (colours only on a terminal)
 game can be scripted and tested. Before each decision the table is shown: the hand
 dealt, the top card, the active suit, the count, the direction, each player's cards
 and score, and the moves allowed now. Every other seat is an agent spec
-(:func:`agents.specs.make_agent`), seeded from ``seed``.
+(:func:`craits.agents.specs.make_agent`), seeded from ``seed``.
 
 Moves, typed at the prompt (case does not matter):
 
@@ -40,7 +40,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from agents.arena import IllegalAction, engine_table
+from craits.agents.arena import IllegalAction, engine_table
 from craits_env.actions import (
     CALL_BASE,
     DECLARE,
@@ -262,7 +262,7 @@ class PlaySession:
         interactive: bool | None = None,
         errors: TextIO | None = None,
     ) -> None:
-        from agents.specs import make_agent
+        from craits.agents.specs import make_agent
 
         n = len(opponents) + 1
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:

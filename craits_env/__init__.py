@@ -31,7 +31,7 @@ def _register_gym() -> None:
     if GYM_ENV_ID not in gymnasium.registry:
         # A string entry point: the Gym view (opponents are agents) lives in the agents layer,
         # which this package does not import.
-        gymnasium.register(GYM_ENV_ID, entry_point="agents.gym_env:CraitsGymEnv")
+        gymnasium.register(GYM_ENV_ID, entry_point="craits.agents.gym_env:CraitsGymEnv")
 
 
 _register_gym()

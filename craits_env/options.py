@@ -1,6 +1,6 @@
 """Typed options: one parser for every dataclass of options, built from its field types.
 
-:class:`~craits_env.rules.Rules` and ``training.config.TrainConfig`` are frozen
+:class:`~craits_env.rules.Rules` and ``craits.training.config.TrainConfig`` are frozen
 dataclasses whose annotations say what each option takes. Everything that
 turns outside input into an option goes through here, so a value is checked,
 converted and explained the same way everywhere:

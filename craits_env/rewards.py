@@ -1,7 +1,7 @@
 """The reward definitions: what a seat is paid for a hand and for the game.
 
 The environment (:mod:`craits_env.craits_v0`, ``reward=``) and the trainer's
-self-play (:mod:`training.selfplay`) both pay these. Hand points include
+self-play (:mod:`craits.training.selfplay`) both pay these. Hand points include
 shuffle-pressure penalties (R8.5).
 
 - ``"relative"`` (default): per hand, (mean of the opponents' hand points − own

@@ -53,15 +53,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
+from craits.training.config import DEFAULT_CONFIG, TrainConfig, load_config
+from craits.training.distributed import RayOptions
+from craits.training.learner import Learner, rollout_generators
+from craits.training.pool import OpponentPool
+from craits.training.selfplay import SelfPlayRollout
+from craits.training.train import train
 from craits_env import localray
 from craits_env.fileio import atomic_write_text
-from training.config import DEFAULT_CONFIG, TrainConfig, load_config
-from training.distributed import RayOptions
-from training.learner import Learner, rollout_generators
-from training.pool import OpponentPool
-from training.selfplay import SelfPlayRollout
-from training.train import train
 
 LOCAL = "local"
 BANDWIDTH = 1.25e9  # bytes/s: 10 Gbit/s, the assumed link of the learner's machine

@@ -1,7 +1,7 @@
 """PIMC on the compiled engine against the Python one, on the same searched decisions.
 
 In one run, over a fixed set of searched decisions (the end of a hand: some player holds
-``agents.pimc.ENDGAME`` cards or fewer, several legal actions, no declaration) from real
+``craits.agents.pimc.ENDGAME`` cards or fewer, several legal actions, no declaration) from real
 4-player games of four ``expert`` bots — the short game (hands 8 … 1) and the standard
 game — measured in ``--rounds`` interleaved rounds (medians reported):
 
@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.pimc import ENDGAME, PIMCAgent, _caps, rollout_value, sample_hidden
-from agents.specs import make_agent
+from craits.agents.pimc import ENDGAME, PIMCAgent, _caps, rollout_value, sample_hidden
+from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.public import PublicGame, SeatView

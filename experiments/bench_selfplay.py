@@ -3,7 +3,7 @@ time goes, in one run.
 
 Trains one configuration (default ``selfplay_4p``: 4 players, standard rules, the network
 against itself and its past snapshots) on ``backend=python`` and ``backend=vector`` at each
-``--num-games``, each variant in its own :class:`~training.learner.Learner`, all in this
+``--num-games``, each variant in its own :class:`~craits.training.learner.Learner`, all in this
 process. Every variant first trains ``--warmup`` updates untimed (until its first games have
 been replaced, the pool holds snapshots and the table mix has settled: a run's first games
 all seat "self"); then the variants take turns, ``--rounds`` times, training ``--updates``
@@ -33,9 +33,9 @@ from typing import Any
 
 import torch
 
+from craits.training.config import load_config
+from craits.training.learner import Learner
 from craits_env.fileio import atomic_write_text
-from training.config import load_config
-from training.learner import Learner
 
 BASELINE_GAMES = 128  # the Python backend's num_games in ppo_4p / ppo_2p: today's training
 PARTS = ("env", "encode", "forward", "update")

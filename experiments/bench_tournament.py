@@ -7,7 +7,7 @@ Measures, in one run:
   tracking, result store) — for random agents and for a line-up of heuristics, with 1 and 2
   worker processes;
 * ``pimc``'s time per searched decision at its default budget (the end of a hand, when some
-  player holds ``agents.pimc.ENDGAME`` cards or fewer), and per decision overall.
+  player holds ``craits.agents.pimc.ENDGAME`` cards or fewer), and per decision overall.
 
 The heuristics must not be the bottleneck: a tournament of heuristics should run at >= 50% of
 the engine's random-play speed in games/s. Writes ``experiments/results/bench_tournament.json``
@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.pimc import ENDGAME
-from agents.specs import make_agent
-from agents.tournament import TournamentConfig
+from craits.agents.pimc import ENDGAME
+from craits.agents.specs import make_agent
+from craits.agents.tournament import TournamentConfig
 from craits.tournament import run_tournament
 from craits_env import Game, Phase, Rules
 from craits_env.bench import bench_engine

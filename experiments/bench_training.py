@@ -29,9 +29,9 @@ from typing import Any
 
 import torch
 
+from craits.training.config import DEFAULT_CONFIG, load_config
+from craits.training.train import train
 from craits_env.fileio import atomic_write_text
-from training.config import DEFAULT_CONFIG, load_config
-from training.train import train
 
 
 def bench(config_name: str, steps: int, overrides: list[str]) -> dict[str, Any]:

@@ -22,11 +22,11 @@ from typing import Any
 # A script: its own directory is on sys.path, so its sibling module imports by name.
 from bench_pimc import searched_decisions, time_decisions
 
-from agents.champion import CHAMPION, CHAMPION_SEARCH, SEARCH_SIMULATIONS
-from agents.specs import make_agent
+from craits.agents.champion import CHAMPION, CHAMPION_SEARCH, SEARCH_SIMULATIONS
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint
 from craits_env import Rules
 from craits_env.fileio import atomic_write_text
-from training.checkpoint import load_checkpoint
 
 OUT = Path(__file__).resolve().parent / "results" / "champion" / "README.md"
 SEARCH_MS_LIMIT = 50.0  # the bound per searched decision of champion-search

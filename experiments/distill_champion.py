@@ -1,6 +1,6 @@
 """One round of expert iteration: ``champion-search``'s moves distilled into its policy.
 
-Collects games with the search (``training.distill``: the policy ``--checkpoint`` as the
+Collects games with the search (``craits.training.distill``: the policy ``--checkpoint`` as the
 search's prior, ``--simulations`` rollouts per end-of-hand decision) at one seat against
 three ``expert`` or three ``pimc`` (alternating), fine-tunes the policy on its moves and
 writes ``OUT/final.pt`` (play it as ``ppo:OUT/final.pt``), ``OUT/samples.npz`` and
@@ -26,8 +26,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from craits_env.fileio import atomic_write_text
-from training.distill import (
+from craits.training.distill import (
     CollectConfig,
     DistillConfig,
     Samples,
@@ -35,6 +34,7 @@ from training.distill import (
     distill,
     save_distilled,
 )
+from craits_env.fileio import atomic_write_text
 
 
 def main(argv: list[str] | None = None) -> int:

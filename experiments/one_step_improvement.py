@@ -6,7 +6,7 @@ aside: declaring is never worse, R7.1), **every** legal action is valued the sam
 the true position — the opponents' real hands, the stock's real order, what the public
 tracker inferred — is copied, the action applied, and the hand played to its end by the
 table's own agents (``P`` at its seat, the bots at theirs); the value is the opponents'
-mean points for the hand minus the seat's own (``agents.pimc.rollout_value``'s number).
+mean points for the hand minus the seat's own (``craits.agents.pimc.rollout_value``'s number).
 Every action of a decision plays out on the same future randomness (common random
 numbers: one reshuffle generator seed per decision).
 
@@ -55,12 +55,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, Observation
-from agents.champion import CHECKPOINT
-from agents.network import PolicyNet
-from agents.pimc import ENDGAME
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
+from craits.agents.base import Agent, Observation
+from craits.agents.champion import CHECKPOINT
+from craits.agents.network import PolicyNet
+from craits.agents.pimc import ENDGAME
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
 from craits_env import DECLARE, NUM_ACTIONS, Game, Rules
 from craits_env.actions import PHASE_DECLARE, forced_action
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
@@ -256,7 +256,7 @@ def policy_report(checkpoint: str, data: dict[str, np.ndarray]) -> dict[str, Any
     second choice minus its move where its top two logits are within 0.5."""
     import torch
 
-    from agents.checkpoint import load_policy
+    from craits.agents.checkpoint import load_policy
 
     net, _ = load_policy(checkpoint)
     mask = data["mask"]
@@ -305,7 +305,7 @@ def fit(
     import torch
     from torch import nn
 
-    from agents.checkpoint import load_policy
+    from craits.agents.checkpoint import load_policy
 
     torch.manual_seed(seed)
     net, _ = load_policy(checkpoint)

@@ -18,7 +18,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from agents.report import chart_title, figure_png
+from craits.agents.report import chart_title, figure_png
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
 from craits_env.rules import Rules
 
@@ -42,7 +42,7 @@ def read_scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
 def game_of(run_dir: Path) -> tuple[int, Rules]:
     """The run's number of players and rules, from its ``config.toml`` (4 players and
     the standard rules if unreadable)."""
-    from training.config import load_config
+    from craits.training.config import load_config
 
     try:
         config = load_config(str(run_dir / "config.toml"))

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import torch
 
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint
+from craits.training.learner import Learner
+from craits.training.train import train
 from craits_env import DRAW, Game, Rules
 from craits_env.actions import CALL_BASE, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from craits_env.belief import CALL_FEATURES, KINDS, PER_OPPONENT, belief_size, encode_belief
 from craits_env.cards import SUIT_OF
 from craits_env.public import PublicGame, PublicTracker
-from training.checkpoint import load_checkpoint
-from training.learner import Learner
-from training.train import train
 
 from .test_training import tiny
 
@@ -124,7 +124,7 @@ def test_a_belief_policy_started_from_a_standard_one_plays_exactly_as_it(
     assert torch.equal(weight[:, :standard], base["trunk.0.weight"])
     assert not weight[:, standard:].any()  # the new inputs start with zero weights
     obs = torch.rand(5, weight.shape[1])
-    from agents.network import PolicyNet
+    from craits.agents.network import PolicyNet
 
     old = PolicyNet.from_spec(load_checkpoint(base_ckpt)["network"])
     old.load_state_dict(base)
@@ -234,7 +234,7 @@ def test_a_belief_calls_policy_started_from_a_belief_one_plays_exactly_as_it(
                   opponents={"self": 1.0, "greedy": 1.0}, total_steps=300)  # fmt: skip
     learner = Learner(config, torch.device("cpu"), "widen_calls")
     learner.init_policy(config.init_policy)
-    from agents.network import PolicyNet
+    from craits.agents.network import PolicyNet
 
     data = load_checkpoint(tuned)
     old = PolicyNet.from_spec(data["network"])

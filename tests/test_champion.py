@@ -1,4 +1,4 @@
-"""The committed champion (agents.champion): its specs, identities and errors."""
+"""The committed champion (craits.agents.champion): its specs, identities and errors."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import agents.champion as champion
-from agents.pimc import PIMCAgent
-from agents.ppo import PPOAgent
-from agents.specs import make_agent, resolve_agent
+import craits.agents.champion as champion
+from craits.agents.pimc import PIMCAgent
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent, resolve_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
 

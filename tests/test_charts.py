@@ -1,4 +1,4 @@
-"""The charts: tournament results (:mod:`agents.stats`) and training curves
+"""The charts: tournament results (:mod:`craits.agents.stats`) and training curves
 (``experiments.plot_training``) — titles that name the game, no Markdown backticks, and
 chance (1/players) drawn on the win-rate panels."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.report import chart_title, game_label, tournament_figure, write_outputs
-from agents.stats import summarize
+from craits.agents.report import chart_title, game_label, tournament_figure, write_outputs
+from craits.agents.stats import summarize
 from craits_env.rules import Rules
 from experiments.plot_training import game_of, training_figure
 

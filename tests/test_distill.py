@@ -1,4 +1,4 @@
-"""Search distilled into the policy (training.distill, experiments/distill_champion.py)."""
+"""Search distilled into the policy (craits.training.distill, experiments/distill_champion.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents.arena import play_game
-from agents.base import legal_actions_of
-from agents.champion import CHECKPOINT
-from agents.pimc import ENDGAME, PIMCAgent
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
-from craits_env import DECLARE, Game
-from craits_env.actions import forced_action
-from craits_env.seeding import derive_rng, derive_seed
-from training.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
-from training.distill import (
+from craits.agents.arena import play_game
+from craits.agents.base import legal_actions_of
+from craits.agents.champion import CHECKPOINT
+from craits.agents.pimc import ENDGAME, PIMCAgent
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
+from craits.training.distill import (
     CollectConfig,
     DistillConfig,
     Samples,
@@ -31,7 +28,10 @@ from training.distill import (
     save_distilled,
     split,
 )
-from training.ppo import masked_logits
+from craits.training.ppo import masked_logits
+from craits_env import DECLARE, Game
+from craits_env.actions import forced_action
+from craits_env.seeding import derive_rng, derive_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT = (7, 6, 5)

@@ -28,15 +28,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
+from craits.training.checkpoint import load_checkpoint
+from craits.training.config import to_toml
+from craits.training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
+from craits.training.learner import LocalRollouts
+from craits.training.pool import OpponentPool
+from craits.training.selfplay import SelfPlayRollout
+from craits.training.train import find_checkpoint, train
 from craits_env import localray
-from training.checkpoint import load_checkpoint
-from training.config import to_toml
-from training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
-from training.learner import LocalRollouts
-from training.pool import OpponentPool
-from training.selfplay import SelfPlayRollout
-from training.train import find_checkpoint, train
 
 from .test_training import tiny
 

@@ -10,15 +10,15 @@ import pytest
 import torch
 from torch import nn
 
-from agents.network import PolicyNet
-from agents.specs import make_agent
+from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint, load_policy
+from craits.training.learner import Learner
+from craits.training.ppo import MaskedCategorical, normalize, ppo_loss
+from craits.training.train import train
 from craits_env import Game, Rules
 from craits_env.oracle import oracle_size
 from craits_env.public import PublicGame
-from training.checkpoint import load_checkpoint, load_policy
-from training.learner import Learner
-from training.ppo import MaskedCategorical, normalize, ppo_loss
-from training.train import train
 
 from .test_training import tiny
 

@@ -19,13 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-import agents
-from agents.arena import engine_table
-from agents.base import Agent
-from agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent, _shed_values
-from agents.specs import make_agent
-from agents.stats import summarize
-from agents.tournament import GamePlayer, TournamentConfig, identify, plan
+from craits.agents.arena import engine_table
+from craits.agents.base import Agent
+from craits.agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent, _shed_values
+from craits.agents.specs import known_specs, make_agent
+from craits.agents.stats import summarize
+from craits.agents.tournament import GamePlayer, TournamentConfig, identify, plan
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Game, Phase, Rules, parse_card
 from craits_env.cards import RANK_OF
 from craits_env.public import PublicGame
@@ -68,7 +67,7 @@ def public(g: Game, *actions: str | int) -> PublicGame:
 
 
 def test_import_registers_the_ladder() -> None:
-    assert set(BOTS) <= set(agents.specs.known_specs())
+    assert set(BOTS) <= set(known_specs())
     for spec, cls in zip(BOTS, (GreedyAgent, TacticianAgent, ExpertAgent), strict=True):
         bot = make_agent(spec, 3)
         assert type(bot) is cls and bot.name == spec and isinstance(bot, Agent)

@@ -33,7 +33,7 @@ def test_the_core_works_without_any_optional_dependency() -> None:
         from pettingzoo.test import api_test
         import craits_env
         from craits_env import craits_v0
-        from agents import make_agent
+        from craits.agents import make_agent
         api_test(craits_v0.env(num_players=3), num_cycles=200)
         env = gymnasium.make("craits/Craits-v0", num_players=3, opponents=["expert", "pimc:4"])
         obs, info = env.reset(seed=0)

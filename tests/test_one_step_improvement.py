@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import play_game
-from agents.champion import CHECKPOINT
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
+from craits.agents.arena import play_game
+from craits.agents.champion import CHECKPOINT
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.actions import PHASE_DECLARE
 from craits_env.public import PublicGame

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from craits.training.config import DEVICES, TrainConfig, load_config, to_toml
 from craits_env import Rules, options
 from craits_env.rules import IDIOT_PENALTY, ONE_CARD, SEVEN_HITS
-from training.config import DEVICES, TrainConfig, load_config, to_toml
 
 from .test_training import tiny
 
@@ -70,9 +70,9 @@ def test_train_config_rules_is_rules_and_errors_name_the_key() -> None:
 
 
 def test_the_run_records_the_settings_it_used(tmp_path: Path) -> None:
-    from training.checkpoint import load_checkpoint
-    from training.config import config_path
-    from training.train import train
+    from craits.training.checkpoint import load_checkpoint
+    from craits.training.config import config_path
+    from craits.training.train import train
 
     result = train(tiny(total_steps=200, device="auto"), out=tmp_path, total_steps=150,
                    progress=False, echo=lambda s: None)  # fmt: skip

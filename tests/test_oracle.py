@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import PolicyNet
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
+from craits.agents.network import PolicyNet
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint, load_policy, tensor_to_bytes
+from craits.training.learner import Learner
+from craits.training.train import train
 from craits_env import Game, Rules
 from craits_env.cards import NUM_CARDS, parse_cards
 from craits_env.observation import ObservationEncoder
 from craits_env.oracle import encode_oracle, oracle_size, perfect_size
 from craits_env.public import PublicGame
-from training.checkpoint import load_checkpoint, load_policy, tensor_to_bytes
-from training.learner import Learner
-from training.train import train
 
 from .test_training import tiny
 

@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import PolicyNet
-from agents.specs import make_agent
+from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
+from craits.training.checkpoint import load_checkpoint, load_policy
+from craits.training.config import TrainConfig, load_config
+from craits.training.learner import Learner
+from craits.training.selfplay import SelfPlayRollout
+from craits.training.train import train
 from craits_env import Rules, craits_v0
 from craits_env.oracle import encode_oracle, oracle_size
-from training.checkpoint import load_checkpoint, load_policy
-from training.config import TrainConfig, load_config
-from training.learner import Learner
-from training.selfplay import SelfPlayRollout
-from training.train import train
 
 from .test_training import tiny
 
@@ -179,9 +179,9 @@ def test_a_guided_run_resumes_exactly_mid_fade(tmp_path: Path) -> None:
 
 
 def test_a_rollout_worker_drops_the_hands_as_the_learner_tells_it() -> None:
-    from training.distributed import RolloutWorker
-    from training.learner import LocalRollouts
-    from training.pool import OpponentPool
+    from craits.training.distributed import RolloutWorker
+    from craits.training.learner import LocalRollouts
+    from craits.training.pool import OpponentPool
 
     config = guided()
     torch.manual_seed(0)

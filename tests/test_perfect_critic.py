@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from craits.training.learner import Learner
 from craits_env import Game, Rules
 from craits_env.cards import NUM_CARDS, parse_cards
 from craits_env.oracle import (
@@ -19,7 +20,6 @@ from craits_env.oracle import (
     oracle_size,
     perfect_size,
 )
-from training.learner import Learner
 
 from .test_training import tiny
 

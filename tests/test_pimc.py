@@ -9,17 +9,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.arena import engine_table
-from agents.base import RandomAgent
-from agents.heuristics import ExpertAgent
-from agents.pimc import (
+from craits.agents.arena import engine_table
+from craits.agents.base import RandomAgent
+from craits.agents.heuristics import ExpertAgent
+from craits.agents.pimc import (
     DEFAULT_SIMULATIONS,
     ENDGAME,
     PIMCAgent,
     greedy_rollout_action,
     sample_hidden,
 )
-from agents.specs import make_agent
+from craits.agents.specs import make_agent
 from craits_env import (
     DECLARE,
     DRAW,

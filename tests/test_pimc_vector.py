@@ -1,6 +1,6 @@
 """PIMC on the compiled engine: the same numbers as the Python search, bit for bit.
 
-``craits_env.vector.rollout`` (the greedy rollouts, numba) against ``agents.pimc``'s
+``craits_env.vector.rollout`` (the greedy rollouts, numba) against ``craits.agents.pimc``'s
 ``greedy_rollout_action`` and ``rollout_value``, ``craits_env.vector.hidden`` (the samples)
 against ``sample_hidden``, and ``PIMCAgent(engine="compiled")`` against
 ``PIMCAgent(engine="python")``: the same choices, values and generator states.
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.pimc import (
+from craits.agents.pimc import (
     _IS_WILD,
     _ROLLOUT_VALUE,
     _UNLIMITED,
@@ -28,7 +28,7 @@ from agents.pimc import (
     rollout_value,
     sample_hidden,
 )
-from agents.specs import make_agent
+from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules, parse_card
 from craits_env.public import PublicGame
 from craits_env.random_rules import random_config

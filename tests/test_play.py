@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.base import RandomAgent
-from agents.specs import register
+from craits.agents.base import RandomAgent
+from craits.agents.specs import register
 from craits.narrate import Narrator
 from craits.play import (
     HELP,

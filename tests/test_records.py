@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agents.tournament import (
+from craits.agents.tournament import (
     RECORDS_FILE,
     TournamentConfig,
     collect_records,

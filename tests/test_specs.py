@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.specs import agent_identity, known_specs, make_agent, register, resolve_agent
+from craits.agents.specs import agent_identity, known_specs, make_agent, register, resolve_agent
 from craits.cli import main
 from craits_env import Rules, craits_v0
 
@@ -73,7 +73,7 @@ def play_one(spec: str) -> list[int]:
 
 
 def test_the_table_lists_every_builtin_and_no_import_registers_anything() -> None:
-    code = "import agents, agents.specs; print(sorted(agents.specs.known_specs()))"
+    code = "import agents, craits.agents.specs; print(sorted(craits.agents.specs.known_specs()))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout  # fmt: skip
     assert out.strip() == str(["champion", "champion-search", "expert", "greedy", "pimc", "ppo",
@@ -126,7 +126,7 @@ def test_bad_specs_are_one_line_errors(agent_file: Path) -> None:
 
 
 def test_register_adds_a_name_explicitly() -> None:
-    from agents.base import RandomAgent
+    from craits.agents.base import RandomAgent
 
     register("test-specs-mine", lambda arg, seed: RandomAgent(seed), summary="mine")
     assert "test-specs-mine" in known_specs()

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.specs import register
-from agents.stats import summarize
-from agents.tournament import (
+from craits.agents.base import RandomAgent
+from craits.agents.specs import register
+from craits.agents.stats import summarize
+from craits.agents.tournament import (
     CONFIG_FILE,
     GAMES_FILE,
     TournamentConfig,
@@ -64,7 +64,7 @@ def test_each_deal_is_played_under_every_rotation(tmp_path: Path) -> None:
 
 
 def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
-    from agents.tournament import GamePlayer, GameTask
+    from craits.agents.tournament import GamePlayer, GameTask
 
     cfg = config(("random", "random", "random"), deals=2)
     player = GamePlayer(cfg)
@@ -73,7 +73,7 @@ def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
     c = player.play(GameTask(0, 0, 0))
     assert a["key"] != b["key"]
     # Same deal: same first hand dealt (the engine is driven by the deal's deck orders).
-    from agents.tournament import deal_cards
+    from craits.agents.tournament import deal_cards
 
     assert deal_cards(cfg, 1) == deal_cards(cfg, 1) != deal_cards(cfg, 0)
     assert c["deal"] == 0

@@ -12,20 +12,25 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import PolicyNet
-from agents.specs import make_agent
-from agents.tournament import TournamentConfig, run_games
+from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
+from craits.agents.tournament import TournamentConfig, run_games
+from craits.training.checkpoint import (
+    load_checkpoint,
+    load_policy,
+    save_checkpoint,
+    tensor_to_bytes,
+)
+from craits.training.config import TrainConfig, config_names, load_config, parse_override, to_toml
+from craits.training.pool import OpponentPool
+from craits.training.ppo import MaskedCategorical, gae, gae_linked, masked_logits, ppo_loss
+from craits.training.selfplay import SelfPlayRollout
+from craits.training.train import train
 from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder
 from craits_env.records import read_records, replay
-from training.checkpoint import load_checkpoint, load_policy, save_checkpoint, tensor_to_bytes
-from training.config import TrainConfig, config_names, load_config, parse_override, to_toml
-from training.pool import OpponentPool
-from training.ppo import MaskedCategorical, gae, gae_linked, masked_logits, ppo_loss
-from training.selfplay import SelfPlayRollout
-from training.train import train
 
 torch.set_num_threads(1)
 
@@ -545,7 +550,7 @@ def test_numpy_policy_matches_the_network() -> None:
 def test_a_checkpoint_of_an_earlier_version_resumes() -> None:
     """The committed checkpoint (written before the engine's penalty flag was renamed and
     current_player got its sentinel) still loads its games in flight and plays on."""
-    from training.learner import Learner
+    from craits.training.learner import Learner
 
     path = Path(__file__).resolve().parent.parent / "experiments/results/training/final.pt"
     data = load_checkpoint(path)

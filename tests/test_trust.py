@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.specs import agent_identity, make_agent
-from agents.tournament import CONFIG_FILE, GAMES_FILE
+from craits.agents.specs import agent_identity, make_agent
+from craits.agents.tournament import CONFIG_FILE, GAMES_FILE
 from craits.cli import main
+from craits.training.checkpoint import load_checkpoint, save_checkpoint
+from craits.training.config import to_toml
+from craits.training.evaluate import evaluate
+from craits.training.learner import Learner
+from craits.training.train import find_checkpoint, train
 from craits_env import Rules
-from training.checkpoint import load_checkpoint, save_checkpoint
-from training.config import to_toml
-from training.evaluate import evaluate
-from training.learner import Learner
-from training.train import find_checkpoint, train
 
 from .test_training import tiny
 
@@ -164,7 +164,7 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game(
     with pytest.raises(SystemExit) as info:
         main(["play", "--opponents", f"ppo:{ckpt}", "random", "--seed", "1"])
     assert info.value.code == 2 and "trained for 2 players" in capsys.readouterr().err
-    from agents.gym_env import CraitsGymEnv
+    from craits.agents.gym_env import CraitsGymEnv
 
     with pytest.raises(ValueError, match="trained for 2 players"):
         CraitsGymEnv(num_players=3, opponents=f"ppo:{ckpt}")
@@ -325,7 +325,7 @@ def test_version_and_help_show_the_quick_run(capsys: pytest.CaptureFixture[str])
 
 def test_identities_are_deterministic_across_processes(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "a.pt", 1)
-    code = f"from agents.specs import agent_identity; print(agent_identity('ppo:{ckpt}'))"
+    code = f"from craits.agents.specs import agent_identity; print(agent_identity('ppo:{ckpt}'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()  # fmt: skip
     assert out == agent_identity(f"ppo:{ckpt}")

@@ -1,4 +1,4 @@
-"""Self-play on the batched engine (``backend="vector"``, training.vector_selfplay).
+"""Self-play on the batched engine (``backend="vector"``, craits.training.vector_selfplay).
 
 The rollout's transitions are checked against a replay of the same games on the Python
 engine (the reference): the same observations, masks, actions, rewards, stream links
@@ -15,18 +15,18 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
+from craits.training.checkpoint import load_checkpoint, tensor_to_bytes
+from craits.training.config import TrainConfig
+from craits.training.distributed import RolloutWorker
+from craits.training.learner import LocalRollouts
+from craits.training.pool import OpponentPool
+from craits.training.train import train
+from craits.training.vector_selfplay import CURRENT_GROUP, VectorSelfPlayRollout
 from craits_env import Game
 from craits_env.observation import ObservationEncoder, legal_mask
 from craits_env.rewards import game_rewards, hand_rewards
 from craits_env.seeding import derive_seed
-from training.checkpoint import load_checkpoint, tensor_to_bytes
-from training.config import TrainConfig
-from training.distributed import RolloutWorker
-from training.learner import LocalRollouts
-from training.pool import OpponentPool
-from training.train import train
-from training.vector_selfplay import CURRENT_GROUP, VectorSelfPlayRollout
 
 from .test_training import tiny
 
@@ -229,7 +229,7 @@ def test_the_vector_backend_refuses_bots_and_unsupported_rules_in_one_line() -> 
 def test_a_python_checkpoint_does_not_load_into_vector_games() -> None:
     python = tiny(num_players=3, opponents={"self": 1.0})
     vector = vector_tiny(num_players=3)
-    from training.selfplay import SelfPlayRollout
+    from craits.training.selfplay import SelfPlayRollout
 
     data = SelfPlayRollout(python, OpponentPool(python.opponents, {}, 1),
                            np.random.default_rng(0)).state_bytes()  # fmt: skip
@@ -246,7 +246,7 @@ def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
                   echo=lambda s: None)  # fmt: skip
     start = load_checkpoint(first.final_checkpoint)["policy"]
     config = vector_tiny(total_steps=300, init_policy=str(tmp_path / "first"), seed=9)
-    from training.learner import Learner
+    from craits.training.learner import Learner
 
     learner = Learner(config, torch.device("cpu"), "init")
     learner.init_policy(config.init_policy)

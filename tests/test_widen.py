@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from training.checkpoint import load_policy
-from training.learner import Learner
-from training.train import train
+from craits.training.checkpoint import load_policy
+from craits.training.learner import Learner
+from craits.training.train import train
 
 from .test_training import tiny
 

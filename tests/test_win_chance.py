@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from craits.training.config import TrainConfig
 from craits_env.rewards import HAND_SD_BASE, HAND_SD_PER_CARD, spread_left, win_chances
 from craits_env.rules import STANDARD_HAND_SIZES
 from tests.test_training import TINY, first_game, one_game
-from training.config import TrainConfig
 
 
 def test_win_chances_of_two_players_are_the_normal_closed_form() -> None:

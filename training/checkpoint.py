@@ -1,8 +1,8 @@
 """Writing checkpoints: one ``.pt`` file per save, written atomically.
 
 The format (and reading it: :func:`load_checkpoint`, :func:`load_policy`) is
-:mod:`agents.checkpoint`'s, so that playing a checkpoint (``ppo:PATH``) needs
-nothing of :mod:`training`.
+:mod:`craits.agents.checkpoint`'s, so that playing a checkpoint (``ppo:PATH``) needs
+nothing of :mod:`craits.training`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from agents.checkpoint import (
+from craits.agents.checkpoint import (
     FORMAT,
     VERSION,
     load_checkpoint,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from agents.network import Activation
+from craits.agents.network import Activation
 from craits_env import Game, Rules, options
 from craits_env.craits_v0 import RewardMode
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -62,7 +62,8 @@ class TrainConfig:
     """games stepped together; the network acts for all of them in one batch"""
     backend: Backend = "python"
     """where the games are stepped: python (the engine; every opponent kind) or vector (the
-    batched compiled engine, training.vector_selfplay; opponents self, past and random only)"""
+    batched compiled engine, craits.training.vector_selfplay; opponents self, past and random
+    only)"""
     batch_size: int = 8192
     """transitions (non-forced decisions of trained seats) per update"""
     num_minibatches: int = 4
@@ -304,7 +305,7 @@ def _validate_vector(c: TrainConfig) -> None:
 
 
 def _validate_opponents(c: TrainConfig) -> None:
-    from agents.specs import make_agent
+    from craits.agents.specs import make_agent
 
     weights = c.opponents
     if not weights or any(

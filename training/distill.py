@@ -9,7 +9,7 @@ targets a network can learn:
 
 1. :func:`collect` plays games with the search at one seat (rotating) against a table
    of opponents (:class:`CollectConfig`), and records at each of its decisions that is
-   not forced the network's input (:meth:`agents.ppo.PPOAgent.features`), the legal
+   not forced the network's input (:meth:`craits.agents.ppo.PPOAgent.features`), the legal
    actions, the search's move (the label), ``P``'s own move and whether it was an
    end-of-hand decision (elsewhere the two moves are the same, but for a one-card
    declaration: the search always declares, R7.1). Games are independent and seeded
@@ -41,12 +41,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Observation, legal_actions_of
-from agents.checkpoint import load_checkpoint, policy_from_checkpoint
-from agents.network import PolicyNet
-from agents.pimc import ENDGAME, PIMCAgent
-from agents.ppo import PPOAgent
-from agents.specs import make_agent
+from craits.agents.base import Observation, legal_actions_of
+from craits.agents.checkpoint import load_checkpoint, policy_from_checkpoint
+from craits.agents.network import PolicyNet
+from craits.agents.pimc import ENDGAME, PIMCAgent
+from craits.agents.ppo import PPOAgent
+from craits.agents.specs import make_agent
 from craits_env import DECLARE, NUM_ACTIONS, Game, Rules
 from craits_env.actions import forced_action
 from craits_env.fileio import atomic_write_bytes
@@ -165,7 +165,7 @@ class _Recorder:
 
 def _collect_game(args: tuple[CollectConfig, int]) -> list[tuple[Any, ...]]:
     config, i = args
-    from agents.arena import play_game
+    from craits.agents.arena import play_game
 
     n = config.num_players
     spec = config.opponents[i % len(config.opponents)]

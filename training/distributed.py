@@ -1,15 +1,15 @@
 """Self-play on a Ray cluster: rollout workers as Ray actors, one synchronous PPO learner.
 
 ``craits train --ray [ADDRESS] --workers K`` runs the same loop as ``craits train``
-(:mod:`training.train`: collect -> learn -> log -> checkpoint), with the games
+(:mod:`craits.training.train`: collect -> learn -> log -> checkpoint), with the games
 played by ``K`` :class:`RolloutWorker` actors instead of this process
-(:class:`RayRollouts`, a :class:`training.learner.Rollouts`):
+(:class:`RayRollouts`, a :class:`craits.training.learner.Rollouts`):
 
 * **Each worker** (one CPU, one torch thread) steps its own ``num_games`` games
-  (a :class:`~training.selfplay.SelfPlayRollout`, or on ``backend="vector"`` a
-  :class:`~training.vector_selfplay.VectorSelfPlayRollout`) with a CPU copy of the policy and
+  (a :class:`~craits.training.selfplay.SelfPlayRollout`, or on ``backend="vector"`` a
+  :class:`~craits.training.vector_selfplay.VectorSelfPlayRollout`) with a CPU copy of the policy and
   its own copy of the opponent pool. Worker ``w``'s games in its ``i``-th
-  incarnation are seeded by :func:`training.learner.rollout_generators` ``(seed, w, i)``;
+  incarnation are seeded by :func:`craits.training.learner.rollout_generators` ``(seed, w, i)``;
   worker 0's first incarnation is the single-process rollout, so ``--workers 1``
   trains exactly what ``craits train`` trains.
 * **An update** splits ``batch_size`` over the workers (:func:`split_batch`: the first
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
 from craits_env import localray
 
 from .checkpoint import bytes_to_tensor, tensor_to_bytes
@@ -192,12 +192,13 @@ def merge(results: list[WorkerResult]) -> tuple[Batch, RolloutStats]:
 
 @dataclass(frozen=True)
 class RayOptions:
-    """``craits train --ray [ADDRESS] --workers K``: a :data:`training.learner.RolloutsFactory`.
+    """``craits train --ray [ADDRESS] --workers K``: a
+    :data:`craits.training.learner.RolloutsFactory`.
 
-    ``address`` None: a local Ray instance (unless ``RAY_ADDRESS`` names a cluster), started
-    here and stopped at the end; otherwise that cluster's (``"auto"``, ``"HOST:PORT"``,
-    ``"ray://HOST:PORT"``), left running. A process already connected to Ray (``ray.init``
-    called before, as in a notebook or a test) keeps its connection.
+        ``address`` None: a local Ray instance (unless ``RAY_ADDRESS`` names a cluster), started
+        here and stopped at the end; otherwise that cluster's (``"auto"``, ``"HOST:PORT"``,
+        ``"ray://HOST:PORT"``), left running. A process already connected to Ray (``ray.init``
+        called before, as in a notebook or a test) keeps its connection.
     """
 
     workers: int = DEFAULT_WORKERS

@@ -2,8 +2,8 @@
 
 The table is the agent ``"ppo:PATH"`` and ``num_players - 1`` copies of the
 opponent; every deal is played under every seat rotation
-(:mod:`agents.tournament`), and the statistics — win rate and mean score
-with 95% bootstrap intervals over deals — are :func:`agents.stats.summarize`'s.
+(:mod:`craits.agents.tournament`), and the statistics — win rate and mean score
+with 95% bootstrap intervals over deals — are :func:`craits.agents.stats.summarize`'s.
 The deals come from :data:`EVAL_SEED`, the same for every evaluation of every
 run, so points on a learning curve are comparable.
 
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.report import to_markdown, write_outputs
-from agents.stats import summarize
-from agents.tournament import (
+from craits.agents.report import to_markdown, write_outputs
+from craits.agents.stats import summarize
+from craits.agents.tournament import (
     GamePlayer,
     ResultStore,
     TournamentConfig,
@@ -85,7 +85,7 @@ def evaluate(
     progress: Callable[[int, int], None] | None = None,
     on_stale: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """The agent's and the opponent's rows of the table (:mod:`agents.stats`).
+    """The agent's and the opponent's rows of the table (:mod:`craits.agents.stats`).
 
     With ``out``, the games are stored and the usual outputs written there
     (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` every game's

@@ -6,14 +6,14 @@ and :meth:`Learner.load_state` turn all of it into a checkpoint and back, so a
 resumed run continues exactly where it stopped (same games in flight, same
 generators: the same parameters as an uninterrupted run, on the same device
 and thread count). The loop around it — logging, evaluation, checkpoints — is
-:mod:`training.train`.
+:mod:`craits.training.train`.
 
 Randomness: ``torch.manual_seed(seed)`` initialises the network; the games,
 seats and bots' seeds come from one ``numpy`` generator; the actions are sampled
 with one ``torch.Generator`` and the minibatches shuffled with another.
 
 **Where the games are played** is a :class:`Rollouts`: :class:`LocalRollouts`
-(this process, ``craits train``) or :class:`training.distributed.RayRollouts`
+(this process, ``craits train``) or :class:`craits.training.distributed.RayRollouts`
 (rollout workers on a Ray cluster, ``craits train --ray``). The learner's part —
 the PPO update, the pool's snapshots, the checkpoint — is the same code for both.
 The games of rollout worker ``w`` in its ``i``-th incarnation are seeded by
@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
 from craits_env.seeding import derive_rng, derive_seed
 
 from .checkpoint import bytes_to_tensor, load_checkpoint, policy_from_checkpoint, tensor_to_bytes
@@ -222,7 +222,7 @@ class Learner:
     def init_policy(self, path: str) -> None:
         """Start from the policy (weights only) of the checkpoint at ``path`` (a file or a run
         directory); the network shape must be the config's. A fresh run's first step."""
-        from agents.ppo import checkpoint_file
+        from craits.agents.ppo import checkpoint_file
 
         try:
             file = checkpoint_file(path)
@@ -407,7 +407,7 @@ class Learner:
     # -- checkpoints ----------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        """Everything a checkpoint holds (see :mod:`training.checkpoint`)."""
+        """Everything a checkpoint holds (see :mod:`craits.training.checkpoint`)."""
         state = {
             "network": self.net.spec(),
             "policy": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},

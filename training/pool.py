@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
 
 from .config import POOL_PAST, POOL_SELF
 

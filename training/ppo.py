@@ -1,7 +1,7 @@
 """The mathematics of masked PPO: the masked distribution, GAE and the clipped loss.
 
 Everything here is a small pure function (or a tiny class) that the tests
-import; the training loop in :mod:`training.train` only calls them.
+import; the training loop in :mod:`craits.training.train` only calls them.
 
 * :func:`masked_logits` / :class:`MaskedCategorical` — invalid-action masking
   as in Huang & Ontañón, "A Closer Look at Invalid Action Masking in Policy

@@ -5,7 +5,7 @@ wrappers) and encodes observations with the environment's own
 :class:`~craits_env.observation.ObservationEncoder`, so the network sees exactly
 what an agent sees in ``craits_v0``. Each game's seats are fixed at its start:
 one **learner** seat (drawn uniformly) and the others drawn from the
-:class:`~training.pool.OpponentPool` ("self", a frozen snapshot, or a bot spec).
+:class:`~craits.training.pool.OpponentPool` ("self", a frozen snapshot, or a bot spec).
 
 **A tick.** Every game advances on its own until it awaits a network decision:
 bots act on their :class:`~craits_env.public.SeatView`; a decision with a single
@@ -31,7 +31,7 @@ stream's next one (``next_index``). An update takes every transition whose
 successor is known (or that is done); a stream's latest transition, whose
 successor is still to come, bootstraps its predecessor and is carried to the
 front of the next rollout, where it is trained once its successor arrives
-(:func:`training.ppo.gae_linked`). Its log-probability is the behaviour
+(:func:`craits.training.ppo.gae_linked`). Its log-probability is the behaviour
 policy's, as PPO's ratio needs; its value estimate is one update old.
 
 **The oracle critic** (``critic = "oracle"``): each decision of the current network also
@@ -43,7 +43,7 @@ reads the stock's order after them (:func:`craits_env.oracle.encode_perfect`). W
 
 **Oracle guiding** (``oracle_guiding``, Suphx): the network's input ends with the opponents'
 hands too, each entry kept with probability ``oracle_keep`` (the learner sets it per batch
-from :meth:`~training.config.TrainConfig.oracle_keep`; the dropped ones read 0; the mask is
+from :meth:`~craits.training.config.TrainConfig.oracle_keep`; the dropped ones read 0; the mask is
 drawn from the games' generator), for every network that acts here — the current one and
 the frozen snapshots, which were trained with them. The buffer stores the input as the
 network saw it, so PPO's ratio compares like with like. Bots never see the hands.
@@ -59,9 +59,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent
-from agents.network import PolicyNet
-from agents.specs import make_agent
+from craits.agents.base import Agent
+from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
 from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.belief import belief_size, encode_belief
 from craits_env.engine import Game

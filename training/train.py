@@ -26,7 +26,7 @@ mean_score_ci_lo,mean_score_ci_hi}``, ``pool/{<kind>_share,snapshots}``; the
 hyper-parameters as a text table.
 
 The games are played in this process, or (``rollouts=RayOptions(...)``, ``craits train
---ray``) by rollout workers on a Ray cluster (:mod:`training.distributed`, which adds
+--ray``) by rollout workers on a Ray cluster (:mod:`craits.training.distributed`, which adds
 ``charts/{worker_<k>_sps,policy_lag,worker_restarts,broadcast_ms,gather_ms}``): the
 same loop, the same run directory.
 """
@@ -131,7 +131,7 @@ def open_run(
     ``resume`` is a checkpoint or a run directory (its latest checkpoint); the run's
     configuration then comes from the checkpoint and ``config`` must be ``None``. The run
     directory is relocatable: nothing in it names the directory. ``rollouts``: where the
-    games are played (default: here; :class:`training.distributed.RayOptions`: on Ray).
+    games are played (default: here; :class:`craits.training.distributed.RayOptions`: on Ray).
     Errors a user can fix raise ``ValueError`` with one line.
     """
     data = None

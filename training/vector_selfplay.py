@@ -1,9 +1,9 @@
 """Self-play rollouts on the batched engine: ``num_games`` games in one :class:`VectorGame`.
 
-``backend = "vector"`` in a :class:`~training.config.TrainConfig` plays its games here
-instead of :class:`~training.selfplay.SelfPlayRollout` (the Python engine). The two
+``backend = "vector"`` in a :class:`~craits.training.config.TrainConfig` plays its games here
+instead of :class:`~craits.training.selfplay.SelfPlayRollout` (the Python engine). The two
 produce the same kind of batch with the same rules for seats, rewards and streams (read
-:mod:`training.selfplay`'s docstring first); what differs is who steps the games:
+:mod:`craits.training.selfplay`'s docstring first); what differs is who steps the games:
 
 **A tick** is one compiled :meth:`VectorGame.step` of every game at once. Before it, each
 game's pending decision is sorted out from its legal mask and its acting seat: a
@@ -20,7 +20,7 @@ generator continues, as ``VectorGame``'s auto-reset does).
 ``pimc``, ``ppo:PATH``) read a Python ``Game`` and its public history, which a vector row
 does not keep; so this backend seats only ``"self"``, ``"past"`` (frozen snapshots) and
 ``"random"`` (uniform over the legal actions, drawn in the compiled sampler), and
-:class:`~training.config.TrainConfig` refuses any other opponent with ``backend="vector"``
+:class:`~craits.training.config.TrainConfig` refuses any other opponent with ``backend="vector"``
 in one line. That is the self-play league of DouZero and AlphaZero-style training; a pool
 with bots trains on ``backend="python"``.
 
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import PolicyNet
+from craits.agents.network import PolicyNet
 from craits_env.seeding import draw_seed
 from craits_env.vector import RandomPolicy, VectorGame
 

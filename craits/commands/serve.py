@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits_env.extras import require
 
     require("web", "craits serve")
-    from agents.specs import make_agent
+    from craits.agents.specs import make_agent
 
     from ..web.app import Settings, create_app
     from ..web.server import LOOPBACK_NAMES, is_loopback, listen, serve

@@ -59,9 +59,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     require("tournament", "craits tournament")
     if args.ray is not None:
         require("ray", "craits tournament --ray")
-    from agents.report import write_outputs
-    from agents.stats import summarize
-    from agents.tournament import (
+    from craits.agents.report import write_outputs
+    from craits.agents.stats import summarize
+    from craits.agents.tournament import (
         GAMES_FILE,
         ResultStore,
         TournamentConfig,

@@ -73,10 +73,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--workers counts Ray rollout workers: it goes with --ray [ADDRESS]")
     if args.ray is not None:
         require("ray", "craits train --ray")
-    from agents.tournament import TournamentError
-    from training.config import DEFAULT_CONFIG, load_config
-    from training.distributed import DEFAULT_WORKERS, RayOptions, WorkersFailed
-    from training.train import RunExists, train
+    from craits.agents.tournament import TournamentError
+    from craits.training.config import DEFAULT_CONFIG, load_config
+    from craits.training.distributed import DEFAULT_WORKERS, RayOptions, WorkersFailed
+    from craits.training.train import RunExists, train
 
     config = None
     if args.resume is not None:
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _train_interrupted(where: Path | None) -> int:
     """The message for a ``craits train`` interrupted outside the loop's own handling."""
-    from training.train import find_checkpoint
+    from craits.training.train import find_checkpoint
 
     try:
         found = find_checkpoint(where) if where is not None else None

@@ -4,7 +4,7 @@ A :class:`GameSession` is one game: the engine :class:`~craits_env.engine.Game` 
 through :class:`~craits_env.public.PublicGame`, recorded by
 :class:`~craits_env.records.GameRecorder`, told in plain words by the
 :class:`~craits.narrate.Narrator` of ``craits play`` from the person's seat, with the
-bots seated by the arena (:func:`agents.arena.engine_table`). The bots act on the
+bots seated by the arena (:func:`craits.agents.arena.engine_table`). The bots act on the
 server, right after the person's move, until it is the person's turn again or the game
 ends. Agents and the engine are seeded as in ``craits play`` (the game from ``seed``,
 seat ``s``'s agent from ``derive_seed(seed, s)``), so the same seed, opponents and
@@ -28,8 +28,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena import IllegalAction, engine_table
-from agents.specs import known_specs, make_agent
+from craits.agents.arena import IllegalAction, engine_table
+from craits.agents.specs import known_specs, make_agent
 from craits_env import options
 from craits_env.actions import action_str, parse_action
 from craits_env.engine import Game

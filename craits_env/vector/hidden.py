@@ -1,4 +1,4 @@
-"""The PIMC bot's samples of the hidden cards, compiled: ``agents.pimc.sample_hidden`` draw
+"""The PIMC bot's samples of the hidden cards, compiled: ``craits.agents.pimc.sample_hidden`` draw
 for draw on CPython's ``random.Random``.
 
 ``sample_hidden`` deals the cards a seat cannot see to the opponents and the stock with a
@@ -11,7 +11,7 @@ same hands and stock, card for card and in the same order:
   bits, :func:`randbelow` ``Random._randbelow_with_getrandbits`` (``randrange(n)``) and
   :func:`shuffle` ``Random.shuffle``;
 - the deal follows ``sample_hidden`` / ``_deal_constrained`` statement for statement from
-  the plan that ``agents.pimc`` computes once per decision (which cards are bounded, each
+  the plan that ``craits.agents.pimc`` computes once per decision (which cards are bounded, each
   seat's nested bounds).
 
 ``tests/test_pimc_vector.py`` holds it to ``sample_hidden`` over thousands of random plans
@@ -102,7 +102,7 @@ def _deal_constrained(
     num_bounds: Any, stock_size: int, out: Any, k: int, filled: Any, stock: Any,
     order: Any, left: Any, free: Any, opened: Any,
 ) -> int:  # fmt: skip
-    """``agents.pimc._deal_constrained`` into ``out[k]`` (each seat's cards from
+    """``craits.agents.pimc._deal_constrained`` into ``out[k]`` (each seat's cards from
     ``offsets[s]``, ``filled[s]`` of them) and ``stock``; the stock's length, or -1 if stuck."""
     m = sizes.shape[0]
     for i in range(constrained.shape[0]):

@@ -1,10 +1,10 @@
 """Compiled greedy rollouts of determinized positions: the inner loop of the PIMC search bot.
 
-:class:`agents.pimc.PIMCAgent` values each legal action of a searched decision on samples
+:class:`craits.agents.pimc.PIMCAgent` values each legal action of a searched decision on samples
 of the hidden cards: per sample (a determinized copy of the game), per action, it applies
 the action to a copy and plays the rest of the hand out with
-``agents.pimc.greedy_rollout_action`` for every seat, then scores it with
-``agents.pimc.rollout_value``. :class:`Rollouts` does the same on the compiled rules
+``craits.agents.pimc.greedy_rollout_action`` for every seat, then scores it with
+``craits.agents.pimc.rollout_value``. :class:`Rollouts` does the same on the compiled rules
 (:func:`craits_env.vector.kernel._apply`, the Python engine statement for statement):
 
 - :func:`greedy_action` is ``greedy_rollout_action`` re-implemented here (``craits_env``
@@ -61,7 +61,8 @@ from .layout import (
 from .rng import export_state, load_state
 
 MAX_DECISIONS = 1000
-"""A rollout stops after this many policy decisions (``agents.pimc.MAX_ROLLOUT_DECISIONS``)."""
+"""A rollout stops after this many policy decisions
+(``craits.agents.pimc.MAX_ROLLOUT_DECISIONS``)."""
 
 _CARD_ROW_USED = DEAL  # cd: the stock and the discard pile come before the deal
 ROOT, WORK = 0, 1  # the rows: the sample being played (the root, patched), the rollout
@@ -97,7 +98,7 @@ def _bits(x: int) -> int:
 
 @inner
 def greedy_action(st: Any, p: Any, b: int) -> int:
-    """``agents.pimc.greedy_rollout_action`` of game ``b`` (not over): DECLARE when asked
+    """``craits.agents.pimc.greedy_rollout_action`` of game ``b`` (not over): DECLARE when asked
     (R7.1); the suit call with the most non-wild copies in hand (R3.2; a 9's two suits, R4);
     else the most preferred playable card (the count's aces and twos, R5.2), DRAW if none."""
     phase = st[b, I_PHASE]
@@ -129,7 +130,7 @@ def greedy_action(st: Any, p: Any, b: int) -> int:
 
 @inner
 def rollout_points(st: Any, p: Any, b: int, seat: int, hand: int, others: float) -> float:
-    """``agents.pimc.rollout_value``'s number for game ``b``: the opponents' mean points for
+    """``craits.agents.pimc.rollout_value``'s number for game ``b``: the opponents' mean points for
     hand ``hand`` (weighted by ``others``) minus ``seat``'s — the hand's recorded points,
     penalties included, if it ended, else the cards held now (R8.2–R8.4). NaN when a
     finished hand's points need more than 53 bits (over ``EXACT_PRESSURES`` pressures)."""

@@ -42,10 +42,10 @@ import torch
 from agilerl.algorithms import IPPO
 
 import craits_env
-from agents import make_agent
-from agents.arena import play_game
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents import make_agent
+from craits.agents.arena import play_game
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env import Game, Rules, craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.integrations.agilerl import CraitsParallelEnv, parallel_env
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
                 "against their masks: none illegal; none in evaluation either.",
                 "",
                 f"Evaluation: seat {EVAL_SEAT} (the shared policy, sampling) against "
-                f"{args.players - 1} x `random` (`agents.make_agent`), held-out seeds.",
+                f"{args.players - 1} x `random` (`craits.agents.make_agent`), held-out seeds.",
                 "",
                 *learning_table(before, after),
                 "",

@@ -36,8 +36,8 @@ from agilerl.algorithms import PPO
 from agilerl.rollouts import collect_rollouts
 
 import craits_env
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env import Rules
 from craits_env.fileio import atomic_write_json, atomic_write_text
 

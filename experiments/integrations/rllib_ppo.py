@@ -10,7 +10,7 @@ GAE, learner and env runner (``--env-runners``, default 1, on a local Ray starte
 with ``--env-runners + 1`` CPUs and no dashboard). The learner is trained until
 ``--steps`` env steps (every seat's) were sampled; then it plays ``--eval-episodes``
 held-out games (seeds not used in training; its most probable legal action,
-``RLlibAgent``) against three ``random`` agents (``agents.make_agent``), and its win
+``RLlibAgent``) against three ``random`` agents (``craits.agents.make_agent``), and its win
 rate is reported with a 95% interval (Wilson; shared wins split), before and after
 training. Every action RLlib sampled is checked against the mask it answered
 (``craits/illegal_actions``), every evaluation action by the engine: an illegal one
@@ -35,10 +35,10 @@ import ray
 import torch
 
 import craits_env
-from agents import make_agent
-from agents.arena import play_game
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents import make_agent
+from craits.agents.arena import play_game
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env import Game, Rules, craits_v0, localray
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.integrations import rllib as craits_rllib
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
                 "masks: none illegal; none in evaluation either.",
                 "",
                 "Evaluation: the learner's most probable legal action against 3 x `random` "
-                "(`agents.make_agent`), held-out seeds.",
+                "(`craits.agents.make_agent`), held-out seeds.",
                 "",
                 *learning_table(before, after),
                 "",

@@ -27,8 +27,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import craits_env
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 ENV_KWARGS: dict[str, Any] = {

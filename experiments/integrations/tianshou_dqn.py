@@ -49,8 +49,8 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import craits_env
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 

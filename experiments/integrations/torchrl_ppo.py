@@ -44,8 +44,8 @@ from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 import craits_env
-from agents.report import learning_table
-from agents.stats import wilson_interval
+from craits.agents.report import learning_table
+from craits.agents.stats import wilson_interval
 from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 

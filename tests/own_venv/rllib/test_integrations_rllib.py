@@ -19,7 +19,7 @@ import ray
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-from agents.arena import play_game
+from craits.agents.arena import play_game
 from craits_env import Game, Rules, craits_v0, localray
 from craits_env.integrations import rllib as craits_rllib
 from tests.test_integrations import load_example
