@@ -67,15 +67,22 @@ test: $(STAMP) test-core browser
 	$(MAKE) --no-print-directory test-rllib test-agilerl
 
 # The core package alone (numpy, gymnasium, pettingzoo, numba): a fresh venv, no extra, outside the
-# source tree; the light commands run and a command needing an extra names it (exit 2).
+# source tree, run from a user's directory that holds its own agents.py and training/ (our installed
+# names never clash with them); the light commands run and a command needing an extra names it
+# (exit 2).
+USER_DIR := $(CORE_VENV)/user
 test-core:
 	rm -rf $(CORE_VENV) && $(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/pip install --quiet .
-	cd $(CORE_VENV) && bin/python -c "import craits_env, craits.agents; from craits_env import craits_v0; \
-	    from pettingzoo.test import api_test; api_test(craits_v0.env(num_players=3), num_cycles=100)"
-	cd $(CORE_VENV) && echo quit | bin/craits play --opponents expert pimc:4 --seed 1 > /dev/null
-	cd $(CORE_VENV) && bin/craits demo -n 2 --bots expert greedy > /dev/null
-	cd $(CORE_VENV) && { bin/craits train > train.txt 2>&1; test $$? -eq 2; } && \
+	mkdir -p $(USER_DIR)/training && echo "MINE = 1" > $(USER_DIR)/agents.py && \
+	    echo "MINE = 1" > $(USER_DIR)/training/__init__.py
+	cd $(USER_DIR) && ../bin/python -c "import craits_env, craits.agents; from craits_env import craits_v0; \
+	    from pettingzoo.test import api_test; api_test(craits_v0.env(num_players=3), num_cycles=100); \
+	    import gymnasium; gymnasium.make('craits/Craits-v0', opponents=['expert'] * 3).reset(seed=1); \
+	    from craits.agents import make_agent; make_agent('expert'); import agents; assert agents.MINE"
+	cd $(USER_DIR) && echo quit | ../bin/craits play --opponents expert pimc:4 --seed 1 > /dev/null
+	cd $(USER_DIR) && ../bin/python -m craits demo -n 2 --bots expert greedy > /dev/null
+	cd $(USER_DIR) && { ../bin/craits train > train.txt 2>&1; test $$? -eq 2; } && \
 	    grep -q "pip install 'craits\[train\]'" train.txt
 	rm -rf $(CORE_VENV) build
 
@@ -105,7 +112,7 @@ test-agilerl: $(AGILERL_VENV)/.installed
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check craits_env agents training craits
+	$(VENV)/bin/ruff format --check craits_env agents training craits deprecated
 	$(VENV)/bin/mypy craits_env craits
 
 bench: $(STAMP)
