@@ -38,6 +38,11 @@ until the agent acts:
 
 Hand points include shuffle-pressure penalties (R8.5).
 
+**Infos.** ``{}`` while the game runs; when it ends, every agent's ``info`` (``env.last()``
+after the game's last step) holds ``winners`` (the seats with the lowest total), ``scores``
+(every seat's total) and ``place`` (the agent's rank by total, 1 = best, ties share the
+better place) — the same keys as the Gymnasium view's last ``info``.
+
 **Options.** ``rules=Rules(...)`` (every option of docs/rules.md); ``backend="vector"`` runs
 the game on the compiled batched engine (:class:`craits_env.vector.VectorGame`, one game;
 identical observations, masks, rewards, snapshots and renders; needs no other change);
@@ -97,6 +102,20 @@ if TYPE_CHECKING:
     from .vector.single import SingleGame
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+def game_over_infos(
+    agents: list[str], winners: list[int], scores: list[int]
+) -> dict[str, dict[str, Any]]:
+    """Every agent's last ``info``: ``winners`` (seats), ``scores`` (per seat) and its ``place``
+    (1 = the lowest total; ties share the better place), as the Gym view's last info."""
+    return {
+        a: {"winners": list(winners), "scores": list(scores),
+            "place": 1 + sum(s < scores[i] for s in scores)}
+        for i, a in enumerate(agents)
+    }  # fmt: skip
+
+
 BACKENDS = ("python", "vector")  # the engine.py Game, or craits_env.vector (compiled)
 
 # raw_env.state()'s keys.
@@ -328,6 +347,7 @@ class raw_env(AECEnv, EzPickle):
             ):
                 rewards[a] += r  # the "win" rewards; zeros in the other modes
             self.terminations = dict.fromkeys(self.agents, True)
+            self.infos = game_over_infos(self.possible_agents, game.winners(), list(game.scores))
         elif self.max_steps is not None and self._steps >= self.max_steps:
             self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = rewards
