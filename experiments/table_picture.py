@@ -20,7 +20,7 @@ from craits_env.cards import NUM_CARDS
 from craits_env.engine import Game
 from craits_env.picture import table_picture
 from craits_env.rules import Rules
-from craits_env.scenario import stacked_game
+from craits_env.testing.scenario import stacked_game
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@
 same comparison (:func:`craits_env.vector.differential.compare`: legal mask, observation
 and snapshot at every decision, rewards and "game over" at every step, final snapshots,
 Python games rebuilt from the vector's snapshots) over many more, with the full random
-schedules of ``craits_env.random_rules`` (one to three hands of 1–8 cards), every
+schedules of ``craits_env.testing.random_rules`` (one to three hands of 1–8 cards), every
 ``--standard_every``-th configuration on the standard 15-hand schedule, and a quarter of
 the configurations with uniformly random players (who, under ``voluntary_draw``, draw half
 the time: long hands, many reshuffles, shuffle pressures far beyond 64 bits).
@@ -32,9 +32,9 @@ import numpy as np
 
 from craits_env import Game, Rules, __version__
 from craits_env.fileio import atomic_write_json, atomic_write_text
-from craits_env.random_rules import random_config
 from craits_env.rewards import REWARD_MODES
 from craits_env.seeding import derive_rng
+from craits_env.testing.random_rules import random_config
 from craits_env.vector import differential
 
 RESULTS = Path(__file__).resolve().parent / "results" / "vector"
@@ -145,7 +145,7 @@ def to_markdown(result: dict[str, Any], command: str) -> str:
         "\"game over\"; every game's final snapshot (scores, winners) was the same; and "
         f"{result['rebuilds_from_snapshots']:,} times a Python game rebuilt from the "
         "vector's snapshot and generator state reproduced it. Configurations: the option "
-        "space of `craits_env.random_rules` (every option, one or two decks, one to three "
+        "space of `craits_env.testing.random_rules` (every option, one or two decks, one to three "
         "hands of 1-8 cards, a random decision limit in 10%), every 20th on the standard "
         "15-hand schedule, a quarter with uniformly random players (the rest choose an "
         "optional DRAW with probability 0.1).",

@@ -2,7 +2,7 @@
 
 The rules tests (and any test that stacks a deck) script a game in one dialect::
 
-    from craits_env.scenario import stacked_game
+    from craits_env.testing.scenario import stacked_game
 
     from .scripting import act, assert_hands, legal, state
 

@@ -1,12 +1,12 @@
 """One dialect for scripted games: deal chosen cards, play named moves, check exact outcomes.
 
-A scripted test deals with :func:`craits_env.scenario.stacked_game` (the hands by
+A scripted test deals with :func:`craits_env.testing.scenario.stacked_game` (the hands by
 seat, the starter, the first cards of the stock; the rest of the deck follows in
 index order Ac, 2c, …, Kc, Ad, …), plays moves by name with :func:`act` and
 checks whose turn it is, in which phase, with which legal actions, and what each
 seat holds:
 
->>> from craits_env.scenario import stacked_game
+>>> from craits_env.testing.scenario import stacked_game
 >>> g = stacked_game([["Kc", "Qd", "3s"], ["Ac", "2s", "9h"]], starter="2h",
 ...                  stock=["5d", "6d", "7d", "8d"])
 >>> state(g) == (1, "count", legal("Ac", "2s"))  # the starter 2 opens the count (R2.5)

@@ -248,7 +248,7 @@ def test_observation_slice_table_matches_docstring_and_readme() -> None:
 
 
 def test_observation_content_on_a_known_position() -> None:
-    from craits_env.scenario import deal_order
+    from craits_env.testing.scenario import deal_order
 
     order = deal_order([["7c", "Kd", "Kd"], ["2s", "3h", "9c"], ["As", "5c", "8h"]],
                        starter="7h", stock=["Tc"], rules=Rules(num_decks=2))  # fmt: skip

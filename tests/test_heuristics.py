@@ -28,8 +28,8 @@ from craits.agents.tournament import GamePlayer, TournamentConfig, identify, pla
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Game, Phase, Rules, parse_card
 from craits_env.cards import RANK_OF
 from craits_env.public import PublicGame
-from craits_env.scenario import stacked_game
 from craits_env.scoring import score_ranks
+from craits_env.testing.scenario import stacked_game
 
 from .test_env import hide
 

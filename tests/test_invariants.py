@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from craits_env import NO_PLAYER, NUM_ACTIONS, Game, Phase, Rules
 from craits_env.cards import make_deck
-from craits_env.random_rules import OPTION_CHOICES, SCHEDULE_OPTIONS, random_config
+from craits_env.testing.random_rules import OPTION_CHOICES, SCHEDULE_OPTIONS, random_config
 
 
 def test_the_random_option_space_covers_every_rule_option() -> None:
-    """A new Rules option must be added to craits_env.random_rules, or no random test plays it."""
+    """A new Rules option must be in craits_env.testing.random_rules, or no random test plays it."""
     names = {f.name for f in dataclasses.fields(Rules)}
     assert set(OPTION_CHOICES) | set(SCHEDULE_OPTIONS) == names
     for name, values in OPTION_CHOICES.items():

@@ -16,8 +16,8 @@ from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.actions import PHASE_DECLARE
 from craits_env.public import PublicGame
-from craits_env.scenario import stacked_game
 from craits_env.seeding import derive_rng
+from craits_env.testing.scenario import stacked_game
 from experiments.one_step_improvement import (
     Collect,
     QAgent,

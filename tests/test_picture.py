@@ -22,7 +22,7 @@ from craits_env.picture import (
     text_mask,
     text_width,
 )
-from craits_env.scenario import stacked_game
+from craits_env.testing.scenario import stacked_game
 
 from .scripting import act
 

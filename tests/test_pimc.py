@@ -31,7 +31,7 @@ from craits_env import (
 )
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
 from craits_env.public import PublicGame, SeatView
-from craits_env.scenario import stacked_game
+from craits_env.testing.scenario import stacked_game
 
 from .test_env import hide
 

@@ -31,7 +31,7 @@ from craits.agents.pimc import (
 from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules, parse_card
 from craits_env.public import PublicGame
-from craits_env.random_rules import random_config
+from craits_env.testing.random_rules import random_config
 from craits_env.vector import VectorGame
 from craits_env.vector.hidden import export_mt, import_mt
 from craits_env.vector.rollout import ROLLOUT_VALUE, Rollouts, points_of, policy_action

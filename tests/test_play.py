@@ -31,8 +31,8 @@ from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Phase, Rules, card
 from craits_env.cards import make_deck
 from craits_env.engine import Game
 from craits_env.records import GameRecorder, read_records, replay
-from craits_env.scenario import stacked_game
 from craits_env.scoring import explain_hand
+from craits_env.testing.scenario import stacked_game
 
 from .test_invariants import random_config
 

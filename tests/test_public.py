@@ -9,7 +9,7 @@ import pytest
 
 from craits_env import DRAW, Game, Rules, card_str, craits_v0, parse_card
 from craits_env.public import PublicGame
-from craits_env.scenario import stacked_game
+from craits_env.testing.scenario import stacked_game
 
 from .test_env import hide
 

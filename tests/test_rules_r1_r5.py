@@ -30,7 +30,7 @@ from craits_env import (
     parse_card,
     parse_cards,
 )
-from craits_env.scenario import deal_order, stacked_game
+from craits_env.testing.scenario import deal_order, stacked_game
 
 from .scripting import (
     ALL_CALLS,

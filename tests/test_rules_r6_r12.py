@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from craits_env import DRAW, Game, Rules, parse_action, score_hand
-from craits_env.scenario import deal_order, stacked_game
+from craits_env.testing.scenario import deal_order, stacked_game
 
 from .scripting import (
     ALL_CALLS,

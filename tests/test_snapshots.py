@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from craits_env import Game, Rules, craits_v0
-from craits_env.scenario import stacked_game
 from craits_env.snapshots import generator_from_state, generator_state
+from craits_env.testing.scenario import stacked_game
 
 from .test_invariants import random_config
 

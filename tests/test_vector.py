@@ -246,7 +246,7 @@ def test_random_policy_takes_only_legal_actions_and_each_of_them() -> None:
 def test_loaded_python_games_continue_identically() -> None:
     """A Python game at any point, loaded into a row with its generator, goes on exactly as
     the Python engine does (through reshuffles and later deals)."""
-    from craits_env.random_rules import random_config
+    from craits_env.testing.random_rules import random_config
 
     r = random.Random(17)
     for i in range(40):

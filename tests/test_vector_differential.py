@@ -1,6 +1,6 @@
 """The proof of sameness: VectorGame and the Python engine, decision by decision.
 
-Over random options (``craits_env.random_rules``, as the invariant tests), 2–10 players, one
+Over random options (``craits_env.testing.random_rules``, as the invariant tests), 2–10 players, one
 and two decks, every reward mode, and the same deal orders (each row's generator is the
 Python game's), both engines give the same legal mask, observation and snapshot (every
 key) at every decision, the same rewards and "game over" at every step, the same final

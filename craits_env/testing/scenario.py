@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import CARD_STRS, parse_card
-from .deck import deck_cards, remove_cards
-from .engine import Game
-from .rules import Rules, check_num_players
+from ..cards import CARD_STRS, parse_card
+from ..deck import deck_cards, remove_cards
+from ..engine import Game
+from ..rules import Rules, check_num_players
 
 
 def deal_order(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .rules import Rules
+from ..rules import Rules
 
 # Every option of Rules but the schedule ones (num_decks, hand_sizes, hand_decision_limit),
 # each with every value it may take (three_points: the default, zero and a negative one).
