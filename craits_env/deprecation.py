@@ -1,10 +1,15 @@
-"""The old top-level package names ``agents`` and ``training``, kept for one release.
+"""Names kept for one release after they moved (docs/versioning.md, "Deprecations").
 
-Since 0.3.0 the agents are :mod:`craits.agents` and training is :mod:`craits.training`, so
-that a user's own ``agents.py``, ``agents/``, ``training.py`` or ``training/`` never shadows
-them. The wheel still installs ``agents`` and ``training`` (from ``deprecated/``): importing
-either warns once, in one line naming the replacement, and gives the very same modules
-(``agents.pimc is craits.agents.pimc``). They go in 0.4.
+- :func:`alias_package`: the old top-level packages ``agents`` and ``training``. Since 0.3.0
+  the agents are :mod:`craits.agents` and training is :mod:`craits.training`, so that a
+  user's own ``agents.py``, ``agents/``, ``training.py`` or ``training/`` never shadows them.
+  The wheel still installs ``agents`` and ``training`` (from ``deprecated/``): importing
+  either warns once, in one line naming the replacement, and gives the very same modules
+  (``agents.pimc is craits.agents.pimc``).
+- :func:`moved_module`: a module that moved keeps its old name, which warns once and is the
+  new module itself.
+
+Both go in :data:`REMOVED_IN`.
 """
 
 from __future__ import annotations
@@ -54,14 +59,25 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(real))
 
 
-def alias_package(old: str, new: str, namespace: dict[str, Any]) -> None:
-    """Make the package ``old`` (whose globals are ``namespace``) a deprecated alias of ``new``."""
+def _warn(old: str, new: str, what: str) -> None:
     warnings.warn(
-        f"the package {old!r} is deprecated since craits 0.3.0 and goes in {REMOVED_IN}: "
+        f"the {what} {old!r} is deprecated since craits 0.3.0 and goes in {REMOVED_IN}: "
         f"import {new} instead",
         FutureWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
+
+
+def moved_module(old: str, new: str) -> None:
+    """Call from the module ``old`` (``moved_module(__name__, "pkg.new")``): warn, then make
+    ``old`` the module ``new`` itself (``from old import x`` gives ``new.x``)."""
+    _warn(old, new, "module")
+    sys.modules[old] = importlib.import_module(new)
+
+
+def alias_package(old: str, new: str, namespace: dict[str, Any]) -> None:
+    """Make the package ``old`` (whose globals are ``namespace``) a deprecated alias of ``new``."""
+    _warn(old, new, "package")
     module = importlib.import_module(new)
     if not any(isinstance(f, _AliasFinder) and f.old == old for f in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder(old, new))
