@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from craits import localray
 from craits.agents.tournament import (
     Chunk,
     Executor,
@@ -24,7 +25,6 @@ from craits.agents.tournament import (
     play_here,
     run_games,
 )
-from craits_env import localray
 
 _WORKER: GamePlayer | None = None
 

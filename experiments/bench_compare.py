@@ -52,7 +52,7 @@ import numpy as np
 # A script: its own directory is on sys.path, so its sibling module imports by name.
 from bench_peers import ENV_PEERS, PEERS, bench_openspiel_c8_obs, bench_pgx_leduc
 
-from craits_env.bench import (
+from craits.bench import (
     bench_engine,
     bench_env,
     bench_state,

@@ -52,15 +52,15 @@ from typing import Any
 
 import numpy as np
 import torch
+from craits.training.learner import Learner, rollout_generators
 
+from craits import localray
 from craits.agents.network import PolicyNet
 from craits.training.config import DEFAULT_CONFIG, TrainConfig, load_config
 from craits.training.distributed import RayOptions
-from craits.training.learner import Learner, rollout_generators
 from craits.training.pool import OpponentPool
 from craits.training.selfplay import SelfPlayRollout
 from craits.training.train import train
-from craits_env import localray
 from craits_env.fileio import atomic_write_text
 
 LOCAL = "local"

@@ -102,7 +102,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from craits_env.bench import run_aec_loop
+from craits.bench import run_aec_loop
 
 # Check the clock once per this many engine steps.
 CHECK_EVERY = 256

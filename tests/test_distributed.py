@@ -27,16 +27,16 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-
-from craits.agents.network import PolicyNet
 from craits.training.checkpoint import load_checkpoint
+from craits.training.learner import LocalRollouts
+
+from craits import localray
+from craits.agents.network import PolicyNet
 from craits.training.config import to_toml
 from craits.training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
-from craits.training.learner import LocalRollouts
 from craits.training.pool import OpponentPool
 from craits.training.selfplay import SelfPlayRollout
 from craits.training.train import find_checkpoint, train
-from craits_env import localray
 
 from .test_training import tiny
 

@@ -1,5 +1,5 @@
 """A local Ray instance started by the project listens on 127.0.0.1 and nowhere else
-(craits_env.localray): every listening TCP socket of the instance's processes — this
+(craits.localray): every listening TCP socket of the instance's processes — this
 process and everything it started (GCS, raylet, workers) — is on a loopback address."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import ray
 
-from craits_env import localray
+from craits import localray
 
 LISTEN = "0A"  # /proc/net/tcp state of a listening socket
 

@@ -57,8 +57,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from craits import localray
 from craits.agents.network import PolicyNet
-from craits_env import localray
 
 from .checkpoint import bytes_to_tensor, tensor_to_bytes
 from .config import TrainConfig

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from craits_env.bench import VECTOR_NUM_ENVS
+from craits.bench import VECTOR_NUM_ENVS
 
 from .. import arguments as a
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Measure the engine or the wrapped environment; print the figures (or one JSON object)."""
     if args.target is None:
         parser.error("bench needs a target: engine or env, or vector (the batched engine)")
-    from craits_env.bench import (
+    from craits.bench import (
         bench_engine,
         bench_env,
         bench_state,

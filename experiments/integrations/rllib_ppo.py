@@ -35,11 +35,12 @@ import ray
 import torch
 
 import craits_env
+from craits import localray
 from craits.agents import make_agent
 from craits.agents.arena import play_game
 from craits.agents.report import learning_table
 from craits.agents.stats import wilson_interval
-from craits_env import Game, Rules, craits_v0, localray
+from craits_env import Game, Rules, craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.integrations import rllib as craits_rllib
 

@@ -19,8 +19,9 @@ import ray
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
+from craits import localray
 from craits.agents.arena import play_game
-from craits_env import Game, Rules, craits_v0, localray
+from craits_env import Game, Rules, craits_v0
 from craits_env.integrations import rllib as craits_rllib
 from tests.test_integrations import load_example
 

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .actions import NUM_ACTIONS, PHASE_GAME_OVER
-from .engine import Game
-from .rules import Rules
+from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
+from craits_env.engine import Game
+from craits_env.rules import Rules
 
 
 def bench_engine(
@@ -115,7 +115,7 @@ def bench_env(
     seconds: float, num_players: int = 4, rules: Rules | None = None, seed: int = 0
 ) -> dict[str, Any]:
     """:func:`run_aec_loop` over full games of ``craits_v0.env()`` (the wrapped environment)."""
-    from . import craits_v0
+    from craits_env import craits_v0
 
     env = craits_v0.env(num_players=num_players, rules=rules)
     steps, games, elapsed = run_aec_loop(env, seconds, seed)
@@ -194,7 +194,7 @@ def bench_vector(
     and step; ``compile_s`` is this process's first use (importing numba, loading the cached
     kernels or compiling them, and the first full step)."""
     start = time.perf_counter()
-    from .vector import RandomPolicy, VectorGame
+    from craits_env.vector import RandomPolicy, VectorGame
 
     vg = VectorGame(num_envs, num_players, rules, seed=seed)
     policy = RandomPolicy(seed)
@@ -242,7 +242,7 @@ def _first_use_in_subprocess(num_players: int, rules: Rules, cache_dir: str) -> 
     code = (
         "import json, sys, time\n"
         "from craits_env.rules import Rules\n"
-        "from craits_env.bench import bench_vector\n"
+        "from craits.bench import bench_vector\n"
         "rules = Rules.from_dict(json.loads(sys.argv[2]))\n"
         "print(bench_vector(0.0, int(sys.argv[1]), rules, num_envs=64)['compile_s'])\n"
     )
