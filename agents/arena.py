@@ -5,7 +5,7 @@ A :class:`Table` is a game seen through three functions — who acts
 (``apply``) — and one agent per seat, or ``None`` for a seat played from
 outside (a learner, a person at the terminal). :meth:`Table.run` lets the
 seated agents act until an outside seat must act or the game ends. Every
-driver uses it: tournaments (:mod:`craits.agents.tournament`), the Gymnasium view's
+driver uses it: tournaments (:mod:`craits.agents.duplicate_tournament`), the Gymnasium view's
 opponents (:mod:`craits.agents.gym_env`), ``craits play``, the demo and the tests'
 mini-tournaments. :func:`engine_table` builds the usual table on an engine
 :class:`~craits_env.engine.Game` (views are :class:`~craits_env.public.SeatView`s).

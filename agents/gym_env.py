@@ -23,7 +23,7 @@ learner acts again. The ``info`` of the step that ends an episode also holds
 ``winners`` (seats), ``scores`` (per seat), ``seat`` (the learner's), ``place`` (the
 learner's rank by score, 1 = best, ties share the better place) and ``hand_points``
 (the learner's points in each hand). ``render_mode="rgb_array"`` returns a picture of
-the table from the learner's seat (:func:`craits_env.picture.table_picture`);
+the table from the learner's seat (:func:`craits_env.render_rgb.table_picture`);
 ``"ansi"`` / ``"human"`` the text table.
 
 ``reset`` always returns a pending decision of the learner: a game that ends before the
@@ -225,7 +225,7 @@ class CraitsGymEnv(gymnasium.Env):
         """The text table (``"ansi"``; printed for ``"human"``) or, for ``"rgb_array"``, a
         ``uint8`` picture ``(H, W, 3)`` of the table from the learner's seat."""
         if self.render_mode == "rgb_array":
-            from craits_env.picture import table_picture
+            from craits_env.render_rgb import table_picture
 
             if self.aec.game is None:
                 raise ValueError("render() before reset()")

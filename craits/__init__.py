@@ -4,7 +4,7 @@
 - :mod:`craits.play`, :mod:`craits.narrate`, :mod:`craits.replay_view`,
   :mod:`craits.terminal` — playing and replaying in the terminal;
 - :mod:`craits.demo` — the one-game demo;
-- :mod:`craits.tournament` — where tournament games run: processes, Ray.
+- :mod:`craits.tournament_workers` — where tournament games run: processes, Ray.
 
 The library underneath imports nothing of it: :mod:`craits_env` (the game and its
 environments) < :mod:`craits.agents` (agents, the arena, tournaments) < :mod:`craits.training`

@@ -87,7 +87,7 @@ from .actions import NUM_ACTIONS
 from .engine import Game
 from .observation import ObservationEncoder, legal_mask
 from .public import PublicGame, SeatView
-from .render import render_table
+from .render_text import render_table
 
 # REWARD_MODES, RewardMode, hand_rewards and win_rewards are also importable from here.
 from .rewards import REWARD_MODES as REWARD_MODES
@@ -546,13 +546,13 @@ class raw_env(AECEnv, EzPickle):
 
     def render(self) -> Any:
         """The table as text (``"ansi"``; printed for ``"human"``) or as a ``uint8`` picture
-        ``(H, W, 3)`` from the acting seat (``"rgb_array"``, :mod:`craits_env.picture`)."""
+        ``(H, W, 3)`` from the acting seat (``"rgb_array"``, :mod:`craits_env.render_rgb`)."""
         if self.render_mode is None:
             return None
         if self.game is None:
             raise ValueError("render() before reset()")
         if self.render_mode == "rgb_array":
-            from .picture import table_picture
+            from .render_rgb import table_picture
 
             game = self._table_game()
             seat = game.current_player if not game.is_over else 0

@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from craits.agents.duplicate_tournament import TournamentConfig
 from craits.agents.pimc import ENDGAME
 from craits.agents.specs import make_agent
-from craits.agents.tournament import TournamentConfig
 from craits.bench import bench_engine
-from craits.tournament import run_tournament
+from craits.tournament_workers import run_tournament
 from craits_env import Game, Phase, Rules
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.public import PublicGame

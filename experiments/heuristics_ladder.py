@@ -5,7 +5,8 @@ attributes; after changing one, two measurements say whether it helped and what 
 
 ``ladder``
     random, greedy, tactician and expert at one four-seat table, every deal played under
-    every seat rotation (the duplicate core of :mod:`craits.agents.tournament`). Prints each bot's
+    every seat rotation (the duplicate core of
+    :mod:`craits.agents.duplicate_tournament`). Prints each bot's
     mean game score (lower is better) with a 95% half-width over deals, and each step of
     the ladder as a difference paired by deal. ``tests/test_heuristics.py`` asserts the
     order ``expert < tactician < greedy < random`` on its own deals.
@@ -28,8 +29,8 @@ import math
 import time
 from collections.abc import Sequence
 
+from craits.agents.duplicate_tournament import GamePlayer, TournamentConfig, plan
 from craits.agents.specs import make_agent
-from craits.agents.tournament import GamePlayer, TournamentConfig, plan
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
 

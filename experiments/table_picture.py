@@ -1,4 +1,4 @@
-"""Write example pictures of the table (``craits_env.picture.table_picture``) as PNG files.
+"""Write example pictures of the table (``craits_env.render_rgb.table_picture``) as PNG files.
 
     python experiments/table_picture.py                 # docs/table_rgb.png
     python experiments/table_picture.py --all OUT_DIR   # also 2/7/10 players, 30 cards, game over
@@ -18,7 +18,7 @@ import numpy as np
 
 from craits_env.cards import NUM_CARDS
 from craits_env.engine import Game
-from craits_env.picture import table_picture
+from craits_env.render_rgb import table_picture
 from craits_env.rules import Rules
 from craits_env.testing.scenario import stacked_game
 

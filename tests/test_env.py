@@ -380,7 +380,7 @@ def test_snapshot_through_unwrapped() -> None:
 
 
 def test_rgb_array_render_is_the_acting_seats_picture() -> None:
-    from craits_env.picture import picture_shape, table_picture
+    from craits_env.render_rgb import picture_shape, table_picture
 
     env = craits_v0.env(num_players=3, render_mode="rgb_array")
     env.reset(seed=2)

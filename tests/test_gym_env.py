@@ -225,7 +225,7 @@ def test_sb3_make_vec_env_works_unchanged() -> None:
 
 
 def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
-    from craits_env.picture import picture_shape, table_picture
+    from craits_env.render_rgb import picture_shape, table_picture
 
     env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents="random", seat=1,
                          render_mode="rgb_array")  # fmt: skip

@@ -21,10 +21,10 @@ import pytest
 
 from craits.agents.arena import engine_table
 from craits.agents.base import Agent
+from craits.agents.duplicate_tournament import GamePlayer, TournamentConfig, identify, plan
 from craits.agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent, _shed_values
 from craits.agents.specs import known_specs, make_agent
 from craits.agents.stats import summarize
-from craits.agents.tournament import GamePlayer, TournamentConfig, identify, plan
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Game, Phase, Rules, parse_card
 from craits_env.cards import RANK_OF
 from craits_env.public import PublicGame

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from craits_env import Game, Rules
-from craits_env.picture import (
+from craits_env.render_rgb import (
     FELT_DARK,
     GOLD,
     INK,

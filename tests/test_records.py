@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from craits.agents.tournament import (
+from craits.agents.duplicate_tournament import (
     RECORDS_FILE,
     TournamentConfig,
     collect_records,
     results_in_order,
     run_games,
 )
-from craits.tournament import run_tournament
+from craits.tournament_workers import run_tournament
 from craits_env import Game, Phase, Rules
 from craits_env.records import (
     FORMAT,

@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 from craits.agents.base import RandomAgent
-from craits.agents.specs import register
-from craits.agents.stats import summarize
-from craits.agents.tournament import (
+from craits.agents.duplicate_tournament import (
     CONFIG_FILE,
     GAMES_FILE,
     TournamentConfig,
@@ -24,7 +22,9 @@ from craits.agents.tournament import (
     run_games,
     seats_of,
 )
-from craits.tournament import run_tournament
+from craits.agents.specs import register
+from craits.agents.stats import summarize
+from craits.tournament_workers import run_tournament
 from craits_env import Phase, Rules
 
 SHORT = Rules(hand_sizes=(4, 2, 1))
@@ -64,7 +64,7 @@ def test_each_deal_is_played_under_every_rotation(tmp_path: Path) -> None:
 
 
 def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
-    from craits.agents.tournament import GamePlayer, GameTask
+    from craits.agents.duplicate_tournament import GamePlayer, GameTask
 
     cfg = config(("random", "random", "random"), deals=2)
     player = GamePlayer(cfg)
@@ -73,7 +73,7 @@ def test_same_cards_in_every_rotation_of_a_deal(tmp_path: Path) -> None:
     c = player.play(GameTask(0, 0, 0))
     assert a["key"] != b["key"]
     # Same deal: same first hand dealt (the engine is driven by the deal's deck orders).
-    from craits.agents.tournament import deal_cards
+    from craits.agents.duplicate_tournament import deal_cards
 
     assert deal_cards(cfg, 1) == deal_cards(cfg, 1) != deal_cards(cfg, 0)
     assert c["deal"] == 0

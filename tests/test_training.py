@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
+from craits.agents.duplicate_tournament import TournamentConfig, run_games
 from craits.agents.network import PolicyNet
 from craits.agents.specs import make_agent
-from craits.agents.tournament import TournamentConfig, run_games
 from craits.training.checkpoint import (
     load_checkpoint,
     load_policy,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from craits.agents.duplicate_tournament import CONFIG_FILE, GAMES_FILE
 from craits.agents.specs import agent_identity, make_agent
-from craits.agents.tournament import CONFIG_FILE, GAMES_FILE
 from craits.cli import main
 from craits.training.checkpoint import load_checkpoint, save_checkpoint
 from craits.training.config import to_toml

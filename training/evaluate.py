@@ -2,7 +2,7 @@
 
 The table is the agent ``"ppo:PATH"`` and ``num_players - 1`` copies of the
 opponent; every deal is played under every seat rotation
-(:mod:`craits.agents.tournament`), and the statistics — win rate and mean score
+(:mod:`craits.agents.duplicate_tournament`), and the statistics — win rate and mean score
 with 95% bootstrap intervals over deals — are :func:`craits.agents.stats.summarize`'s.
 The deals come from :data:`EVAL_SEED`, the same for every evaluation of every
 run, so points on a learning curve are comparable.
@@ -22,9 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from craits.agents.report import to_markdown, write_outputs
-from craits.agents.stats import summarize
-from craits.agents.tournament import (
+from craits.agents.duplicate_tournament import (
     GamePlayer,
     ResultStore,
     TournamentConfig,
@@ -34,6 +32,8 @@ from craits.agents.tournament import (
     results_in_order,
     run_games,
 )
+from craits.agents.report import to_markdown, write_outputs
+from craits.agents.stats import summarize
 from craits_env import Rules
 
 EVAL_SEED = 20_251_130

@@ -59,9 +59,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     require("tournament", "craits tournament")
     if args.ray is not None:
         require("ray", "craits tournament --ray")
-    from craits.agents.report import write_outputs
-    from craits.agents.stats import summarize
-    from craits.agents.tournament import (
+    from craits.agents.duplicate_tournament import (
         GAMES_FILE,
         ResultStore,
         TournamentConfig,
@@ -71,8 +69,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         identify,
         results_in_order,
     )
+    from craits.agents.report import write_outputs
+    from craits.agents.stats import summarize
 
-    from ..tournament import run_tournament
+    from ..tournament_workers import run_tournament
 
     rules = a.rules_from(args, parser)
     if args.record is not None and args.record.resolve() == (args.out / GAMES_FILE).resolve():

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--workers counts Ray rollout workers: it goes with --ray [ADDRESS]")
     if args.ray is not None:
         require("ray", "craits train --ray")
-    from craits.agents.tournament import TournamentError
+    from craits.agents.duplicate_tournament import TournamentError
     from craits.training.config import DEFAULT_CONFIG, load_config
     from craits.training.distributed import DEFAULT_WORKERS, RayOptions, WorkersFailed
     from craits.training.train import RunExists, train

@@ -368,7 +368,7 @@ Chunk = list[tuple[int, int, int]]  # (deal, line-up, rotation) of each game
 Executor = Callable[[TournamentConfig, list[Chunk], bool], Iterator[list[dict[str, Any]]]]
 """Plays chunks of games (``config``, ``chunks``, ``record``) and yields each chunk's results
 as it finishes, in any order: :func:`play_here`, or the process pool / Ray of the ``craits``
-command (:mod:`craits.tournament`)."""
+command (:mod:`craits.tournament_workers`)."""
 
 
 def play_here(

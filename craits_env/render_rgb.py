@@ -1,7 +1,7 @@
 """A picture of the table (``render_mode="rgb_array"``): what one seat sees, in pure numpy.
 
 :func:`table_picture` draws the same facts as the text renderer
-(:func:`craits_env.render.render_table`) as a ``uint8`` RGB array, from the point of view
+(:func:`craits_env.render_text.render_table`) as a ``uint8`` RGB array, from the point of view
 of one seat: only that seat's cards are face up; every other seat is a face-down card
 back with its card count. Text is a built-in 5×7 bitmap font drawn at 2×, suits are 7×7
 bitmaps; no imaging library is used.

@@ -1,8 +1,8 @@
 """Tournament orchestration for the ``craits`` command: games in parallel processes or on Ray.
 
 The tournament itself — plan, games, identities, the resumable store — is
-:mod:`craits.agents.tournament`; this module only decides *where* the chunks of games
-are played (:data:`craits.agents.tournament.Executor`): here, in ``workers`` spawned
+:mod:`craits.agents.duplicate_tournament`; this module only decides *where* the chunks of games
+are played (:data:`craits.agents.duplicate_tournament.Executor`): here, in ``workers`` spawned
 processes, or as Ray tasks on a local or remote cluster. A game depends only on
 the tournament and its task, so every executor gives the same table.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from craits import localray
-from craits.agents.tournament import (
+from craits.agents.duplicate_tournament import (
     Chunk,
     Executor,
     GamePlayer,
@@ -110,7 +110,8 @@ def run_tournament(
     chunk: int | None = None,
     record: bool = False,
 ) -> dict[str, dict[str, Any]]:
-    """:func:`craits.agents.tournament.run_games` here, on ``workers`` processes or on Ray."""
+    """:func:`craits.agents.duplicate_tournament.run_games` here, on ``workers`` processes or
+    on Ray."""
     if use_ray:
         executor = ray_tasks(ray_address)
     elif workers > 1:
