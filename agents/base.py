@@ -81,12 +81,3 @@ class CallableAgent:
 
     def act(self, observation: Observation) -> int:
         return int(self._fn(observation))
-
-
-def __getattr__(name: str) -> object:
-    """``make_agent``, ``register``, ``known_specs``: in :mod:`craits.agents.specs` (kept here)."""
-    if name in ("make_agent", "register", "known_specs", "resolve_agent", "agent_identity"):
-        from . import specs
-
-        return getattr(specs, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
