@@ -39,15 +39,17 @@ version of this bot, ``PIMCAgent(64, prior=None)``).
 
 **Compiled search** (``engine``, default ``"auto"``): with the default rollout
 policy the samples and the rollouts run compiled (numba) —
-:mod:`craits_env.vector.hidden` draws :func:`sample_hidden`'s samples from the same
-``random.Random`` draw for draw, :mod:`craits_env.vector.rollout` plays every sample's
+:mod:`craits.agents.search_sampling` draws :func:`sample_hidden`'s samples from the same
+numpy generator draw for draw, :mod:`craits.agents.search_rollouts` plays every sample's
 every action in one call on the compiled rules with its mirror of
-:func:`greedy_rollout_action`, carrying the one numpy generator from rollout to
+:func:`greedy_rollout_action`, carrying the rollouts' numpy generator from rollout to
 rollout in the Python order. So the values, the choices and both generators' states
-after a decision are the Python path's, bit for bit (``tests/test_pimc_vector.py``),
-and :attr:`PIMCAgent.version` did not change; a searched decision costs about a
-ninth of the time (``experiments/results/pimc/bench_pimc.md``). ``engine="python"``
-keeps everything on the Python engine; a custom ``rollout`` always runs there.
+after a decision are the Python path's, bit for bit (``tests/test_pimc_vector.py``); a
+searched decision costs about a ninth of the time
+(``experiments/results/pimc/bench_pimc.md``). ``engine="python"`` keeps everything on
+the Python engine; a custom ``rollout`` always runs there. Both generators are numpy's
+(:data:`SAMPLING_STREAM`); :attr:`PIMCAgent.version` 2 says so (version 1 sampled with
+``random.Random``).
 
 The agent only reads the view's public attributes, its own hand,
 ``unseen_cards()``, ``tracker`` and ``determinize()`` — never the live game.
@@ -59,23 +61,24 @@ holds each legal action's mean rollout value (what ``craits.training.distill`` r
 from __future__ import annotations
 
 import itertools
-import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from craits_env import CALL_BASE, DECLARE, NUM_CARDS, Game, Rules
 from craits_env.actions import PHASE_CALL_SUIT, PHASE_DECLARE, forced_action
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
-from craits_env.public import PublicTracker, SeatView
+from craits_env.public import SeatView
 from craits_env.scoring import CARD_POINTS, score_ranks
+from craits_env.seeding import derive_rng
 
 from .base import Agent, Observation, legal_actions_of
 from .heuristics import ExpertAgent
+from .hidden_cards import sample_hidden, seat_caps
 
 if TYPE_CHECKING:
-    from craits_env.vector.rollout import Rollouts
+    from .search_rollouts import Rollouts
 
 DEFAULT_SIMULATIONS = 128
 """Rollouts per searched decision for ``"pimc"`` (timings: ``experiments/bench_pimc.py``)."""
@@ -92,26 +95,19 @@ MAX_ROLLOUT_DECISIONS = 1000
 RolloutPolicy = Callable[[Game], int]
 
 ENGINES = ("auto", "compiled", "python")
-"""Where the rollouts run: ``compiled`` (:mod:`craits_env.vector.rollout`, numba), ``python``
+"""Where the rollouts run: ``compiled`` (:mod:`craits.agents.search_rollouts`, numba), ``python``
 (the engine itself), ``auto`` (compiled for the default rollout policy and rules the compiled
 engine represents, else Python). Both give the same values, bit for bit."""
 
 _IS_WILD: tuple[bool, ...] = tuple(RANK_OF[c] in (Rank.EIGHT, Rank.NINE) for c in range(NUM_CARDS))
-# Rollout preference: a card's points (R8.2), 8s and 9s below every other card.
-_ROLLOUT_VALUE: tuple[int, ...] = tuple(
+ROLLOUT_VALUE: tuple[int, ...] = tuple(
     CARD_POINTS[RANK_OF[c]] - (100 if _IS_WILD[c] else 0) for c in range(NUM_CARDS)
 )
+"""The rollout policy's preference per card: its points (R8.2), 8s and 9s below every other."""
 
-# Constraint categories of a card: its suit (0-3), WILD (an 8 or 9), COUNTER (an ace or two).
-_WILD, _COUNTER = 4, 5
-_NUM_CATEGORIES = 6
-_CATEGORIES: tuple[tuple[int, ...], ...] = tuple(
-    (SUIT_OF[c],)
-    + ((_WILD,) if _IS_WILD[c] else ())
-    + ((_COUNTER,) if RANK_OF[c] in (Rank.ACE, Rank.TWO) else ())
-    for c in range(NUM_CARDS)
-)
-_UNLIMITED = 1 << 30
+SAMPLING_STREAM = 1
+"""The samples draw from ``derive_rng(seed, SAMPLING_STREAM)``, the rollouts from
+``default_rng(seed)``: two independent numpy generators."""
 
 
 # ---------------------------------------------------------------------------- rollouts
@@ -124,7 +120,7 @@ def greedy_rollout_action(game: Game) -> int:
     9s while another card is playable; DRAW only when nothing is playable. Suit
     call: the legal suit with the most non-wild cards in hand. Always DECLARE.
 
-    Mirrored in numba by :func:`craits_env.vector.rollout.greedy_action` (the compiled
+    Mirrored in numba by :func:`craits.agents.search_rollouts.greedy_action` (the compiled
     rollouts): a change here must be made there too (``tests/test_pimc_vector.py``).
     """
     legal = game.legal_actions()
@@ -147,8 +143,8 @@ def greedy_rollout_action(game: Game) -> int:
         return best
     best, value = legal[0], -(1 << 30)
     for a in legal:
-        if a < NUM_CARDS and _ROLLOUT_VALUE[a] > value:
-            best, value = a, _ROLLOUT_VALUE[a]
+        if a < NUM_CARDS and ROLLOUT_VALUE[a] > value:
+            best, value = a, ROLLOUT_VALUE[a]
     return best
 
 
@@ -163,7 +159,7 @@ def rollout_value(
     """Play ``game`` (modified in place) to the end of hand number ``hand`` with ``policy`` for
     every seat; the mean of the opponents' points for that hand minus ``seat``'s (higher is
     better). The hand may have ended already (``game.hand_index > hand``). Compiled:
-    :func:`craits_env.vector.rollout.rollout_points`."""
+    :func:`craits.agents.search_rollouts.rollout_points`."""
     apply = game.apply
     steps = 0
     while game.hand_index == hand and steps < max_decisions:
@@ -177,197 +173,6 @@ def rollout_value(
     n = len(points)
     own = points[seat]
     return others * (sum(points) - own) / (n - 1) - own
-
-
-# ---------------------------------------------------------------------------- sampling
-
-
-def _caps(tracker: PublicTracker, seat: int) -> list[int]:
-    """Per category (suits 0-3, 8s and 9s, aces and twos), the cards ``seat`` has drawn since
-    it showed it held none of it; ``_UNLIMITED`` where nothing is known."""
-    caps = [_UNLIMITED] * _NUM_CATEGORIES
-    for suit in range(4):
-        k = tracker.void_draws(seat, suit)
-        if k is not None:
-            caps[suit] = k
-    k = tracker.no_wild_draws(seat)
-    if k is not None:
-        caps[_WILD] = k
-    k = tracker.no_count_draws(seat)
-    if k is not None:
-        caps[_COUNTER] = k
-    return caps
-
-
-def sample_hidden(
-    unseen: Sequence[int],
-    sizes: dict[int, int],
-    caps: dict[int, list[int]],
-    rng: random.Random,
-    attempts: int = 4,
-) -> tuple[dict[int, list[int]], list[int]]:
-    """Deal ``unseen`` to the seats of ``sizes`` (seat -> hand size) and the stock (the rest).
-
-    ``caps[seat][category]`` (categories: suit 0-3, 4 = 8s and 9s, 5 = aces and
-    twos; see :func:`_caps`) is the number of cards the seat has drawn since it
-    showed it held no card of the category. Every card it holds of such a
-    category came with those draws, so for each ``k`` the seat holds at most
-    ``k`` cards of all the categories whose value is ``k`` or less together (a
-    seat that drew one card since drawing on a heart holds at most one card
-    that is a heart, an 8 or a 9).
-
-    The cards of a bounded category are placed first, in random order, each into
-    a uniformly random free slot that may still take it (the stock takes
-    anything); the others then fill the remaining slots in random order. If a
-    card finds no slot, the deal is retried; after ``attempts`` failures the
-    bounds are dropped (a plain shuffle), which no real position needs.
-    Returns ``(hands, stock)``, the stock next-card-first. Compiled, draw for draw:
-    :func:`craits_env.vector.hidden.deal_samples` (keep the two in step).
-    """
-    seats, stock_size, chains, constrained, free = _plan(unseen, sizes, caps)
-    free_cards = list(free)
-    for _ in range(attempts if constrained else 0):
-        dealt = _deal_constrained(constrained, seats, sizes, stock_size, chains, rng)
-        if dealt is not None:
-            hands, stock = dealt
-            break
-    else:
-        hands, stock = {s: [] for s in seats}, []
-        free_cards = list(unseen)
-    rng.shuffle(free_cards)
-    k = 0
-    for s in seats:
-        need = sizes[s] - len(hands[s])
-        hands[s].extend(free_cards[k : k + need])
-        k += need
-    stock.extend(free_cards[k:])
-    rng.shuffle(stock)
-    for s in sizes:
-        hands.setdefault(s, [])
-    return hands, stock
-
-
-_NO_LEVEL = 99
-
-
-class _Plan(NamedTuple):
-    """What :func:`sample_hidden` derives from its arguments before drawing anything."""
-
-    seats: list[int]  # the seats of ``sizes`` that hold cards, in order
-    stock_size: int
-    chains: dict[int, _Chain]  # the seats with bounds
-    constrained: list[int]  # the unseen cards of a bounded category, in order
-    free_cards: list[int]  # the other unseen cards, in order
-
-
-def _plan(unseen: Sequence[int], sizes: dict[int, int], caps: dict[int, list[int]]) -> _Plan:
-    seats = [s for s in sizes if sizes[s] > 0]
-    stock_size = len(unseen) - sum(sizes[s] for s in seats)
-    if stock_size < 0:
-        raise ValueError("sample_hidden: fewer unseen cards than hidden hand slots")
-    chains = {s: _Chain(caps[s]) for s in seats if s in caps and min(caps[s]) < _UNLIMITED}
-    bounded = [
-        any(chain.entry[k] < _NO_LEVEL for chain in chains.values()) for k in range(_NUM_CATEGORIES)
-    ]
-    constrained: list[int] = []
-    free_cards: list[int] = []
-    for c in unseen:
-        if any(bounded[k] for k in _CATEGORIES[c]):
-            constrained.append(c)
-        else:
-            free_cards.append(c)
-    return _Plan(seats, stock_size, chains, constrained, free_cards)
-
-
-def _compiled_samples(
-    count: int,
-    unseen: Sequence[int],
-    sizes: dict[int, int],
-    caps: dict[int, list[int]],
-    rng: random.Random,
-    attempts: int = 4,
-) -> np.ndarray:
-    """``count`` calls of :func:`sample_hidden` in one compiled call
-    (:func:`craits_env.vector.hidden.deal_samples`, the same draws from ``rng``): row ``k``
-    holds sample ``k``'s hands of the seats of ``sizes`` in order, then its stock."""
-    from craits_env.vector.hidden import deal_samples, export_mt, import_mt
-
-    seats, _, chains, constrained, free_cards = _plan(unseen, sizes, caps)
-    levels = np.full((len(seats), NUM_CARDS), _NO_LEVEL, np.int64)
-    bounds = np.zeros((len(seats), _NUM_CATEGORIES), np.int64)
-    num_bounds = np.zeros(len(seats), np.int64)
-    for i, s in enumerate(seats):
-        chain = chains.get(s)
-        if chain is not None:
-            levels[i] = [chain.level(c) for c in range(NUM_CARDS)]
-            bounds[i, : len(chain.left)] = chain.left
-            num_bounds[i] = len(chain.left)
-    out = np.zeros((count, len(unseen)), np.int64)
-    mt, gauss = export_mt(rng)
-    deal_samples(mt, np.array(unseen, np.int64), np.array(constrained, np.int64),
-                 np.array(free_cards, np.int64), np.array([sizes[s] for s in seats], np.int64),
-                 levels, bounds, num_bounds, attempts, out)  # fmt: skip
-    import_mt(rng, mt, gauss)
-    return out
-
-
-class _Chain:
-    """One seat's nested bounds: level ``j`` holds the categories whose cap is the ``j``-th
-    smallest, and the cards of levels ``0..j`` together may number at most that cap."""
-
-    __slots__ = ("entry", "left")
-
-    def __init__(self, caps: list[int]) -> None:
-        levels = sorted({k for k in caps if k < _UNLIMITED})
-        self.left = levels
-        self.entry = [levels.index(k) if k < _UNLIMITED else _NO_LEVEL for k in caps]
-
-    def level(self, card: int) -> int:
-        """The first level ``card`` counts in (it then counts in every later one)."""
-        return min(self.entry[k] for k in _CATEGORIES[card])
-
-
-def _deal_constrained(
-    cards: list[int],
-    seats: list[int],
-    sizes: dict[int, int],
-    stock_size: int,
-    chains: dict[int, _Chain],
-    rng: random.Random,
-) -> tuple[dict[int, list[int]], list[int]] | None:
-    """Place ``cards`` one by one into random free slots within the bounds; ``None`` if stuck."""
-    order = cards[:]
-    rng.shuffle(order)
-    left = {s: chain.left[:] for s, chain in chains.items()}
-    free = {s: sizes[s] for s in seats}
-    hands: dict[int, list[int]] = {s: [] for s in seats}
-    stock: list[int] = []
-    stock_free = stock_size
-    for c in order:
-        entry = {s: chain.level(c) for s, chain in chains.items()}
-        open_seats = [
-            s for s in seats if free[s] and (s not in entry or min(left[s][entry[s] :], default=1))
-        ]
-        total = stock_free + sum(free[s] for s in open_seats)
-        if total == 0:
-            return None
-        r = rng.randrange(total)
-        if r < stock_free:
-            stock.append(c)
-            stock_free -= 1
-            continue
-        r -= stock_free
-        for s in open_seats:
-            if r < free[s]:
-                break
-            r -= free[s]
-        hands[s].append(c)
-        free[s] -= 1
-        if s in left:
-            bounds = left[s]
-            for j in range(entry[s], len(bounds)):
-                bounds[j] -= 1
-    return hands, stock
 
 
 # ---------------------------------------------------------------------------- the agent
@@ -398,7 +203,10 @@ class PIMCAgent:
     """
 
     name = "pimc"
-    version = 1  # bump when its play (or its prior's) changes: stored results are keyed by it
+    # Bump when its play (or its prior's) changes: stored results are keyed by it.
+    # 2: the samples draw from a numpy generator (derive_rng(seed, SAMPLING_STREAM)), not
+    # random.Random: other samples, so other choices than version 1's.
+    version = 2
 
     def __init__(
         self,
@@ -435,8 +243,7 @@ class PIMCAgent:
         self.others = others
         self.endgame = endgame
         self.name = "pimc" if simulations == DEFAULT_SIMULATIONS else f"pimc:{simulations}"
-        self._random = random.Random(seed)
-        self._np_rng = np.random.default_rng(seed)
+        self._sample_rng, self._np_rng = _generators(seed)
         self.last_values: dict[int, float] | None = None  # the last searched decision's means
 
     def __getstate__(self) -> dict[str, object]:
@@ -447,8 +254,11 @@ class PIMCAgent:
         if self.prior is not None:
             self.prior.reset(seed)
         if seed is not None:
-            self._random = random.Random(seed)
-            self._np_rng = np.random.default_rng(seed)
+            self._sample_rng, self._np_rng = _generators(seed)
+
+    def generator_states(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The numpy states of the samples' and the rollouts' generators (copies)."""
+        return dict(self._sample_rng.bit_generator.state), dict(self._np_rng.bit_generator.state)
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions_of(observation)
@@ -494,12 +304,13 @@ class PIMCAgent:
     def _setup(
         self, view: SeatView, legal: list[int]
     ) -> tuple[int, dict[int, int], dict[int, list[int]], list[int], int]:
-        """A searched decision's seat, the other seats' hand sizes and bounds (:func:`_caps`),
-        the unseen cards and the number of samples."""
+        """A searched decision's seat, the other seats' hand sizes and bounds
+        (:func:`~craits.agents.hidden_cards.seat_caps`), the unseen cards and the number of
+        samples."""
         seat = view.seat
         sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
         tracker = view.tracker
-        caps = {s: _caps(tracker, s) for s in sizes}
+        caps = {s: seat_caps(tracker, s) for s in sizes}
         return seat, sizes, caps, view.unseen_cards(), max(1, self.simulations // len(legal))
 
     def _evaluate(self, view: SeatView, legal: list[int]) -> tuple[list[list[float]], int]:
@@ -514,7 +325,7 @@ class PIMCAgent:
         values: list[list[float]] = []
         default = 0
         for k in range(samples):
-            hands, stock = sample_hidden(unseen, sizes, caps, self._random)
+            hands, stock = sample_hidden(unseen, sizes, caps, self._sample_rng)
             root = view.determinize(hands, stock, np_rng)
             if k == 0:
                 if self.prior is not None:
@@ -533,8 +344,9 @@ class PIMCAgent:
     def _table(self, view: SeatView) -> Rollouts | None:
         """The compiled rollouts of this table (made once per players and rules); ``None``
         where the compiled engine cannot represent the rules and the engine was 'auto'."""
-        from craits_env.vector.layout import unsupported_options
-        from craits_env.vector.rollout import Rollouts
+        from craits_env.vector import unsupported_options
+
+        from .search_rollouts import Rollouts
 
         key = (view.num_players, view.rules)
         if key not in self._tables:
@@ -548,13 +360,15 @@ class PIMCAgent:
         self, view: SeatView, legal: list[int], table: Rollouts
     ) -> tuple[list[list[float]], int]:
         """:meth:`_evaluate` with every rollout in one compiled call: the samples are drawn
-        and checked (``determinize``) first — their order in ``self._random`` is unchanged,
+        and checked (``determinize``) first — their order in ``self._sample_rng`` is unchanged,
         the rollouts draw from nothing else — then played in the Python order, drawing from
         ``self._np_rng`` as the Python rollouts do; so the values are the Python ones, bit
         for bit, and ``self._np_rng`` ends in the same state."""
         seat, sizes, caps, unseen, samples = self._setup(view, legal)
         np_rng = self._np_rng
-        dealt = _compiled_samples(samples, unseen, sizes, caps, self._random)
+        from .search_sampling import compiled_samples
+
+        dealt = compiled_samples(samples, unseen, sizes, caps, self._sample_rng)
         ends = list(itertools.accumulate(sizes.values()))
         stock_size = len(unseen) - sum(sizes.values())
         rows = dealt.tolist()
@@ -598,6 +412,13 @@ class PIMCAgent:
             return python, default
         np_rng.bit_generator.state = state
         return values.tolist(), default
+
+
+def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
+    """The samples' and the rollouts' generators of ``seed`` (fresh entropy for ``None``)."""
+    if seed is None:
+        return np.random.default_rng(), np.random.default_rng()
+    return derive_rng(seed, SAMPLING_STREAM), np.random.default_rng(seed)
 
 
 def make_pimc(arg: str, seed: int | None) -> Agent:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
@@ -37,8 +38,12 @@ def field_types(cls: type) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def is_int(value: object, *, numpy: bool = False) -> bool:
+    """Whether ``value`` is an integer and not a bool: a Python ``int``; with ``numpy=True``
+    also a numpy integer (any :class:`numbers.Integral`, never ``numpy.bool_``)."""
+    if numpy:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _optional(kind: Any) -> tuple[bool, Any]:
@@ -106,11 +111,11 @@ def _coerce(kind: Any, value: Any) -> Any:
             return value
         raise ValueError
     if kind is int:
-        if _is_int(value):
+        if is_int(value):
             return value
         raise ValueError
     if kind is float:
-        if _is_int(value) or isinstance(value, float):
+        if is_int(value) or isinstance(value, float):
             return float(value)
         raise ValueError
     if kind is str:

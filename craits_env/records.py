@@ -36,10 +36,11 @@ scores that do not replay. A last line cut short by a crash (no final newline, n
 JSON) is skipped, not an error.
 
 >>> from craits_env import Game, Rules
->>> game = Game(2, Rules(hand_sizes=(2, 1)), seed=3, record=True)
+>>> game = Game(2, Rules(hand_sizes=(2, 1)), seed=3)
 >>> recorder = GameRecorder(game, ["random", "random"], seed=3)
 >>> while not game.is_over:
-...     recorder.apply(game.legal_actions()[0])
+...     player, action = game.current_player, game.legal_actions()[0]
+...     recorder.observe(player, action, game.apply(action))
 >>> replay(recorder.record()).scores == game.scores
 True
 """
@@ -52,8 +53,10 @@ from typing import Any
 
 from . import jsonl
 from .actions import NUM_ACTIONS, PHASE_NAMES, action_str
-from .cards import parse_card
+from .cards import CARD_STRS, parse_card
 from .engine import Game
+from .events import Dealt, Event, Reshuffled
+from .options import is_int as _is_int
 from .rules import Rules, check_num_players
 
 FORMAT = "craits-record"
@@ -78,54 +81,15 @@ class RecordError(ValueError):
 # ----------------------------------------------------------------------------- making records
 
 
-def record_game(
-    game: Game,
-    seats: Sequence[str],
-    decisions: Iterable[Decision],
-    *,
-    seed: int | None = None,
-    meta: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The record of ``game`` (made with ``record=True``) as played so far.
-
-    ``decisions`` are every decision since the game was made, as ``(hand index, player,
-    action)`` triples; :class:`GameRecorder` collects them.
-    """
-    if len(seats) != game.num_players:
-        raise ValueError(f"seats: got {len(seats)} specs for {game.num_players} players")
-    deals, reshuffles = game.deck_orders()
-    hands: list[dict[str, Any]] = [
-        {"deal": d, "reshuffles": r, "decisions": []}
-        for d, r in zip(deals, reshuffles, strict=True)
-    ]
-    for hand, player, action in decisions:
-        hands[hand]["decisions"].append([int(player), int(action)])
-    over = game.is_over
-    record: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "num_players": game.num_players,
-        "rules": game.rules.to_dict(),
-        "seats": [str(s) for s in seats],
-        "seed": seed,
-        "first_dealer": game.first_dealer,
-        "hands": hands,
-        "finished": over,
-        "scores": list(game.scores),
-        "hand_points": [list(p) for p in game.hand_points],
-        "winners": game.winners() if over else None,
-    }
-    if meta:
-        record["meta"] = meta
-    return record
-
-
 class GameRecorder:
-    """Records a live game: route every decision through :meth:`apply`.
+    """Records a live game from its events: give it every decision with :meth:`observe`
+    (or let :meth:`apply` apply it).
 
-    ``game`` must be made with ``record=True``, before its first decision. ``apply``
-    is what applies a decision (default ``game.apply``; pass ``PublicGame.apply`` when
-    bots watch the game through a :class:`~craits_env.public.PublicGame`).
+    ``game`` must be given before its first decision: the recorder reads its
+    ``start_events``, then each decision's events, and keeps the deals and reshuffles
+    they hold (:mod:`craits_env.events`). ``apply`` is what :meth:`apply` applies a
+    decision with (default ``game.apply``; ``PublicGame.apply`` when bots watch the game
+    through a :class:`~craits_env.public.PublicGame`); it returns the events.
     """
 
     def __init__(
@@ -135,28 +99,76 @@ class GameRecorder:
         *,
         seed: int | None = None,
         meta: dict[str, Any] | None = None,
-        apply: Callable[[int], None] | None = None,
+        apply: Callable[[int], list[Event]] | None = None,
     ) -> None:
-        game.deck_orders()  # ValueError unless the game keeps its deck orders
         if len(seats) != game.num_players:
             raise ValueError(f"seats: got {len(seats)} specs for {game.num_players} players")
+        if game.hand_index or game.hand_decisions or not game.start_events:
+            raise ValueError("GameRecorder: give the game before its first decision")
         self.game = game
         self.seats = list(seats)
         self.seed = seed
         self.meta = meta
         self._apply = apply or game.apply
         self.decisions: list[Decision] = []
+        self._hands: list[dict[str, Any]] = []  # per hand dealt: deal, reshuffles, decisions
+        self._take(game.start_events)
 
-    def apply(self, action: int) -> None:
-        """Apply ``action`` (an illegal one raises ``ValueError`` and is not recorded)."""
-        game = self.game
-        hand, player = game.hand_index, game.current_player
-        self._apply(action)
-        self.decisions.append((hand, player, int(action)))
+    def apply(self, action: int) -> list[Event]:
+        """Apply ``action`` and record it; the events (an illegal action raises
+        ``ValueError`` and is not recorded)."""
+        player = self.game.current_player
+        events = self._apply(action)
+        self.observe(player, action, events)
+        return events
+
+    def observe(self, player: int, action: int, events: list[Event]) -> None:
+        """Record ``player``'s decision ``action``, which the game has applied and which
+        returned ``events``."""
+        self.decisions.append((len(self._hands) - 1, player, int(action)))
+        self._hands[-1]["decisions"].append([int(player), int(action)])
+        self._take(events)
+
+    def _take(self, events: Sequence[Event]) -> None:
+        for e in events:
+            if isinstance(e, Dealt) and e.order is not None:
+                self._hands.append({"deal": _card_strs(e.order), "reshuffles": [],
+                                    "decisions": []})  # fmt: skip
+            elif isinstance(e, Reshuffled) and e.cards and e.order is not None:
+                self._hands[-1]["reshuffles"].append(_card_strs(e.order))
 
     def record(self) -> dict[str, Any]:
         """The record of the game so far (finished or not)."""
-        return record_game(self.game, self.seats, self.decisions, seed=self.seed, meta=self.meta)
+        game = self.game
+        over = game.is_over
+        record: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "num_players": game.num_players,
+            "rules": game.rules.to_dict(),
+            "seats": [str(s) for s in self.seats],
+            "seed": self.seed,
+            "first_dealer": game.first_dealer,
+            "hands": [
+                {
+                    "deal": h["deal"],
+                    "reshuffles": list(h["reshuffles"]),
+                    "decisions": list(h["decisions"]),
+                }
+                for h in self._hands
+            ],
+            "finished": over,
+            "scores": list(game.scores),
+            "hand_points": [list(p) for p in game.hand_points],
+            "winners": game.winners() if over else None,
+        }
+        if self.meta:
+            record["meta"] = self.meta
+        return record
+
+
+def _card_strs(cards: Sequence[int] | bytes) -> list[str]:
+    return [CARD_STRS[c] for c in cards]
 
 
 # ----------------------------------------------------------------------------- files
@@ -308,10 +320,6 @@ def _check_cards(cards: Any, what: str) -> None:
             raise RecordError(f"{what}: {e}") from None
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _int_list(v: object, length: int) -> bool:
     return isinstance(v, list) and len(v) == length and all(_is_int(x) for x in v)
 
@@ -330,14 +338,15 @@ def replay(
     record: dict[str, Any],
     *,
     hands: int | None = None,
-    on_start: Callable[[Game], None] | None = None,
-    on_decision: Callable[[Game, int, int], None] | None = None,
+    on_start: Callable[[Game, Sequence[Event]], None] | None = None,
+    on_decision: Callable[[Game, int, int, list[Event]], None] | None = None,
     verify: bool = True,
 ) -> Game:
     """Re-run ``record`` through the engine exactly and return the game at its end.
 
-    ``on_start(game)`` is called once the game is dealt, ``on_decision(game, player,
-    action)`` after each decision is applied.
+    ``on_start(game, events)`` is called once the game is dealt, with its
+    ``start_events``; ``on_decision(game, player, action, events)`` after each decision
+    is applied, with the events it caused (:mod:`craits_env.events`).
     With ``verify`` the replayed deck orders, end, hand points, scores and winners must
     equal the recorded ones. ``hands=K`` replays only the first ``K`` hands, as a game
     whose schedule ends there: the state left is the end of hand ``K`` with every hand
@@ -364,18 +373,18 @@ def replay(
     except ValueError as e:
         raise RecordError(f"cannot deal the recorded game: {e}") from None
     if on_start is not None:
-        on_start(game)
+        on_start(game, game.start_events)
     for h, hand in enumerate(recorded):
         for k, (player, action) in enumerate(hand["decisions"], 1):
-            _apply_recorded(game, h, k, player, action)
+            events = _apply_recorded(game, h, k, player, action)
             if on_decision is not None:
-                on_decision(game, player, action)
+                on_decision(game, player, action, events)
     if verify and hands is None:
         _verify_end(record, game)
     return game
 
 
-def _apply_recorded(game: Game, h: int, k: int, player: int, action: int) -> None:
+def _apply_recorded(game: Game, h: int, k: int, player: int, action: int) -> list[Event]:
     where = f"hand {h + 1}, decision {k}"
     if game.is_over:
         raise RecordError(f"{where}: the game is already over")
@@ -396,7 +405,7 @@ def _apply_recorded(game: Game, h: int, k: int, player: int, action: int) -> Non
             + ", ".join(f"{a} ({action_str(a)})" for a in legal)
         )
     try:
-        game.apply(action)
+        return game.apply(action)
     except ValueError as e:  # e.g. a reshuffle the record lacks
         raise RecordError(f"{where}: {e}") from None
 
@@ -452,7 +461,6 @@ __all__ = [
     "check_record",
     "encode_record",
     "read_records",
-    "record_game",
     "replay",
     "write_records",
 ]

@@ -22,7 +22,7 @@ have no cap: R8.5, R10.1; typical hands give −1 to +1, single steps of ~−800
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal, get_args
 
 import numpy as np
@@ -65,12 +65,19 @@ def win_rewards(game: Game) -> list[float]:
 
     All zero when every seat ties.
     """
-    n = game.num_players
-    winners = set(game.winners())
-    n_win = len(winners)
-    if n_win == n:
-        return [0.0] * n
-    return [1.0 / n_win if s in winners else -1.0 / (n - n_win) for s in range(n)]
+    return win_shares(game.winners(), game.num_players)
+
+
+def win_shares(winners: Collection[int], num_players: int) -> list[float]:
+    """The ``"win"`` rewards of ``num_players`` seats of which ``winners`` won: each winner
+    ``+1 / len(winners)``, each other seat ``-1 / (num_players - len(winners))``; all zero
+    when every seat won (the compiled engine's twin: ``vector.step_rewards.add_win_rewards``).
+    """
+    won = set(winners)
+    n_win = len(won)
+    if n_win == num_players:
+        return [0.0] * num_players
+    return [1.0 / n_win if s in won else -1.0 / (num_players - n_win) for s in range(num_players)]
 
 
 def game_rewards(game: Game, mode: str) -> list[float]:

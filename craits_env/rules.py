@@ -118,13 +118,9 @@ class Rules:
         return cls(**data)  # every value checked and converted (lists to tuples) by options
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def check_num_players(num_players: object) -> int:
     """``num_players`` if it is an int from 2 to 10 (R1.5); else ``ValueError``."""
-    if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:  # type: ignore[operator]
+    if not options.is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:  # type: ignore[operator]
         raise ValueError(
             f"num_players: got {num_players!r}, allowed an int from {MIN_PLAYERS} to {MAX_PLAYERS}"
         )

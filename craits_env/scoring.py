@@ -25,6 +25,15 @@ def pressure_cost(k: int) -> int:
     return PRESSURE_BASE << (k - 1)
 
 
+def pressure_costs(before: int, after: int) -> int:
+    """What a player's shuffle pressures number ``before + 1`` to ``after`` of the game cost
+    together (R10.1): ``PRESSURE_BASE * (2**after - 2**before)``, the sum of their
+    :func:`pressure_cost`; 0 when ``after == before``."""
+    if not 0 <= before <= after:
+        raise ValueError(f"pressures: got {before} to {after}, allowed 0 <= before <= after")
+    return PRESSURE_BASE * ((1 << after) - (1 << before))
+
+
 def score_hand(cards: Iterable[str | int], rules: Rules = _DEFAULT_RULES) -> int:
     """Points of the cards left in a hand, by R8.2–R8.4 (not R8.1).
 

@@ -8,7 +8,7 @@ game — measured in ``--rounds`` interleaved rounds (medians reported):
 * **rollouts per second**: the same samples' rollouts (every legal action of each of the
   ``128 // len(legal)`` samples of a decision, from the same generator state) played by the
   Python engine (``Game.clone`` + ``rollout_value``) and by
-  :class:`craits_env.vector.rollout.Rollouts` (one compiled call per decision); their
+  :class:`craits.agents.search_rollouts.Rollouts` (one compiled call per decision); their
   values are checked equal;
 * **milliseconds per searched decision** of ``PIMCAgent(128)`` with ``engine="python"``
   and ``engine="compiled"`` (sampling, checks and rollouts: the whole ``act``), checked to
@@ -35,7 +35,6 @@ import argparse
 import itertools
 import json
 import platform
-import random
 import shlex
 import statistics
 import sys
@@ -45,12 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from craits.agents.pimc import ENDGAME, PIMCAgent, _caps, rollout_value, sample_hidden
+from craits.agents.hidden_cards import sample_hidden, seat_caps
+from craits.agents.pimc import ENDGAME, PIMCAgent, rollout_value
+from craits.agents.search_rollouts import Rollouts
 from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.public import PublicGame, SeatView
-from craits_env.vector.rollout import Rollouts
 
 RESULTS = Path(__file__).resolve().parent / "results" / "pimc"
 SHORT = Rules(hand_sizes=(8, 7, 6, 5, 4, 3, 2, 1))
@@ -96,8 +96,8 @@ def _samples(view: SeatView, seed: int) -> tuple[list[Game], list[list[int]], di
     """The samples of a ``pimc:128`` decision (roots and their hidden cards, seat by seat)."""
     seat = view.seat
     sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
-    caps = {s: _caps(view.tracker, s) for s in sizes}
-    r = random.Random(seed)
+    caps = {s: seat_caps(view.tracker, s) for s in sizes}
+    r = np.random.default_rng(seed)
     roots, rows = [], []
     for _ in range(max(1, BUDGET // len(view.legal_actions))):
         hands, stock = sample_hidden(view.unseen_cards(), sizes, caps, r)

@@ -1,8 +1,8 @@
 """The longer proof of sameness: VectorGame against the Python engine over 20,000+ games.
 
 ``tests/test_vector_differential.py`` runs 2,000 mostly short games in CI; this runs the
-same comparison (:func:`craits_env.vector.differential.compare`: legal mask, observation
-and snapshot at every decision, rewards and "game over" at every step, final snapshots,
+same comparison (:func:`craits_env.testing.vector_differential.compare`: legal mask,
+observation and snapshot at every decision, rewards and "game over" at every step, final snapshots,
 Python games rebuilt from the vector's snapshots) over many more, with the full random
 schedules of ``craits_env.testing.random_rules`` (one to three hands of 1–8 cards), every
 ``--standard_every``-th configuration on the standard 15-hand schedule, and a quarter of
@@ -34,8 +34,8 @@ from craits_env import Game, Rules, __version__
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.rewards import REWARD_MODES
 from craits_env.seeding import derive_rng
+from craits_env.testing import vector_differential as differential
 from craits_env.testing.random_rules import random_config
-from craits_env.vector import differential
 
 RESULTS = Path(__file__).resolve().parent / "results" / "vector"
 

@@ -12,13 +12,8 @@ import pytest
 from craits.agents.arena import engine_table
 from craits.agents.base import RandomAgent
 from craits.agents.heuristics import ExpertAgent
-from craits.agents.pimc import (
-    DEFAULT_SIMULATIONS,
-    ENDGAME,
-    PIMCAgent,
-    greedy_rollout_action,
-    sample_hidden,
-)
+from craits.agents.hidden_cards import UNLIMITED, sample_hidden
+from craits.agents.pimc import DEFAULT_SIMULATIONS, ENDGAME, PIMCAgent, greedy_rollout_action
 from craits.agents.specs import make_agent
 from craits_env import (
     DECLARE,
@@ -36,7 +31,6 @@ from craits_env.testing.scenario import stacked_game
 from .test_env import hide
 
 _HEARTS = 2
-_UNLIMITED = 1 << 30
 
 
 def searched_positions(
@@ -126,7 +120,7 @@ def test_without_prior_the_rollout_choice_is_the_default() -> None:
     for _, view in searched_positions(game, random.Random(1), 30):
         root = view.determinize(*sample_hidden(
             view.unseen_cards(), {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat},
-            {}, random.Random(0)), np.random.default_rng(0))  # fmt: skip
+            {}, np.random.default_rng(0)), np.random.default_rng(0))  # fmt: skip
         bot = PIMCAgent(1, prior=None)  # 1 rollout: a single sample, no search
         assert bot.act(view) == greedy_rollout_action(root)
 
@@ -239,13 +233,13 @@ def _count(cards: list[int], pred: Any) -> int:
 def test_sampler_respects_voids_and_deals_exactly_the_unseen_cards() -> None:
     unseen = list(range(NUM_CARDS))[:40]  # hearts are 26-38
     sizes = {1: 6, 2: 5, 3: 7}
-    no = [_UNLIMITED] * 6
+    no = [UNLIMITED] * 6
     caps = {
         1: [no[0], no[1], 0, no[3], 0, no[5]],  # no heart, no 8 or 9
         2: [no[0], no[1], 1, no[3], no[4], 0],  # at most one heart, no ace or two
         3: no,
     }
-    rng = random.Random(3)
+    rng = np.random.default_rng(3)
     hearts_seen_by = {2: 0, 3: 0}
     for _ in range(500):
         hands, stock = sample_hidden(unseen, sizes, caps, rng)
@@ -262,8 +256,8 @@ def test_sampler_respects_voids_and_deals_exactly_the_unseen_cards() -> None:
 
 def test_sampler_falls_back_when_the_caps_cannot_be_met() -> None:
     unseen = [parse_card(c) for c in ("Ah", "2h", "3h", "4h")]
-    caps = {1: [_UNLIMITED, _UNLIMITED, 0, _UNLIMITED, _UNLIMITED, _UNLIMITED]}
-    hands, stock = sample_hidden(unseen, {1: 3}, caps, random.Random(0))
+    caps = {1: [UNLIMITED, UNLIMITED, 0, UNLIMITED, UNLIMITED, UNLIMITED]}
+    hands, stock = sample_hidden(unseen, {1: 3}, caps, np.random.default_rng(0))
     assert len(hands[1]) == 3 and sorted(hands[1] + stock) == unseen
 
 

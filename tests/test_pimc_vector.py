@@ -1,8 +1,9 @@
 """PIMC on the compiled engine: the same numbers as the Python search, bit for bit.
 
-``craits_env.vector.rollout`` (the greedy rollouts, numba) against ``craits.agents.pimc``'s
-``greedy_rollout_action`` and ``rollout_value``, ``craits_env.vector.hidden`` (the samples)
-against ``sample_hidden``, and ``PIMCAgent(engine="compiled")`` against
+``craits.agents.search_rollouts`` (the greedy rollouts, numba) against
+``craits.agents.pimc``'s ``greedy_rollout_action`` and ``rollout_value``,
+``craits.agents.search_sampling`` (the samples) against ``hidden_cards.sample_hidden`` —
+both drawing from numpy generators — and ``PIMCAgent(engine="compiled")`` against
 ``PIMCAgent(engine="python")``: the same choices, values and generator states.
 """
 
@@ -15,26 +16,25 @@ from typing import Any
 import numpy as np
 import pytest
 
+from craits.agents.hidden_cards import UNLIMITED, sample_hidden, seat_caps
 from craits.agents.pimc import (
-    _IS_WILD,
-    _ROLLOUT_VALUE,
-    _UNLIMITED,
     ENGINES,
     MAX_ROLLOUT_DECISIONS,
+    ROLLOUT_VALUE,
     PIMCAgent,
-    _caps,
-    _compiled_samples,
     greedy_rollout_action,
     rollout_value,
-    sample_hidden,
 )
+from craits.agents.search_rollouts import Rollouts, points_of, policy_action
+from craits.agents.search_sampling import compiled_samples
 from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules, parse_card
+from craits_env.cards import RANK_OF, Rank
 from craits_env.public import PublicGame
 from craits_env.testing.random_rules import random_config
 from craits_env.vector import VectorGame
-from craits_env.vector.hidden import export_mt, import_mt
-from craits_env.vector.rollout import ROLLOUT_VALUE, Rollouts, points_of, policy_action
+from craits_env.vector.jit import entry
+from craits_env.vector.rng import export_state, generator_row, random_below
 
 SHORT_GAME = (8, 7, 6, 5, 4, 3, 2, 1)
 
@@ -78,9 +78,9 @@ class Tables:
 # ---------------------------------------------------------------------------- the policy
 
 
-def test_the_preference_table_is_the_python_one() -> None:
-    assert ROLLOUT_VALUE.tolist() == list(_ROLLOUT_VALUE)
-    assert [v < 0 for v in _ROLLOUT_VALUE] == list(_IS_WILD)  # 8s and 9s below all else
+def test_the_preference_puts_wild_cards_last() -> None:
+    wild = [RANK_OF[c] in (Rank.EIGHT, Rank.NINE) for c in range(52)]
+    assert [v < 0 for v in ROLLOUT_VALUE] == wild  # 8s and 9s below all else
 
 
 def test_greedy_action_is_greedy_rollout_action() -> None:
@@ -94,7 +94,7 @@ def test_greedy_action_is_greedy_rollout_action() -> None:
         game = pub.game
         vg = tables.game(game)
         vg.load_game(0, game)
-        assert policy_action(vg._st, vg._params, 0) == greedy_rollout_action(game)
+        assert policy_action(vg.state.st, vg.state.params, 0) == greedy_rollout_action(game)
         phases[game.phase] = phases.get(game.phase, 0) + 1
         checked += 1
     assert checked > 2500
@@ -122,12 +122,12 @@ def test_rollout_values_are_the_python_ones() -> None:
         seat = game.current_player
         view = pub.view(seat)
         sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
-        caps = {s: _caps(view.tracker, s) for s in sizes}
+        caps = {s: seat_caps(view.tracker, s) for s in sizes}
         unseen = view.unseen_cards()
         legal = list(view.legal_actions)
         others = r.choice((1.0, 0.5, 0.0))
         cap = r.choice((MAX_ROLLOUT_DECISIONS, MAX_ROLLOUT_DECISIONS, 4))
-        sampler = random.Random(r.randrange(1 << 30))
+        sampler = np.random.default_rng(r.randrange(1 << 30))
         np_rng = np.random.default_rng(r.randrange(1 << 30))
         start = np_rng.bit_generator.state
         rows, roots, expected = [], [], []
@@ -173,7 +173,7 @@ def test_cut_short_points_are_the_held_cards() -> None:
         others = r.choice((1.0, 0.25))
         g = game.clone()
         expected = rollout_value(g, seat, game.hand_index, max_decisions=0, others=others)
-        got = points_of(vg._st, vg._params, 0, seat, game.hand_index, others)
+        got = points_of(vg.state.st, vg.state.params, 0, seat, game.hand_index, others)
         assert got == expected
         checked += 1
     assert checked > 300
@@ -199,7 +199,7 @@ def test_points_beyond_float64_fall_back_to_python() -> None:
     view = pub.view(seat)
     legal = list(view.legal_actions)
     sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != seat}
-    hands, stock = sample_hidden(view.unseen_cards(), sizes, {}, random.Random(0))
+    hands, stock = sample_hidden(view.unseen_cards(), sizes, {}, np.random.default_rng(0))
     rollouts = Rollouts(game.num_players, game.rules)
     rollouts.load(view.determinize(hands, stock, None))
     start = np.random.default_rng(0).bit_generator.state
@@ -209,7 +209,7 @@ def test_points_beyond_float64_fall_back_to_python() -> None:
     assert values is None and state == start
     a, b = PIMCAgent(12, seed=3, engine="compiled"), PIMCAgent(12, seed=3, engine="python")
     assert a.action_values(view) == b.action_values(view)
-    assert a._np_rng.bit_generator.state == b._np_rng.bit_generator.state
+    assert a.generator_states() == b.generator_states()
 
 
 def test_rollouts_refuse_bad_input() -> None:
@@ -247,9 +247,9 @@ def _random_plan(r: random.Random) -> tuple[list[int], dict[int, int], dict[int,
     if r.random() < 0.1:  # bounds no deal can meet: every unseen card a heart, seat 1 none
         hearts = range(parse_card("Ah"), parse_card("Kh") + 1)
         unseen = sorted(r.sample(hearts, 8))
-        no_heart = [_UNLIMITED] * 6
+        no_heart = [UNLIMITED] * 6
         no_heart[2] = 0
-        return unseen, {1: 3, 2: 2}, {1: no_heart, 2: [_UNLIMITED] * 6}
+        return unseen, {1: 3, 2: 2}, {1: no_heart, 2: [UNLIMITED] * 6}
     n = r.randrange(2, 8)
     unseen = sorted(r.sample(range(52), r.randrange(1, 50)))
     sizes: dict[int, int] = {}
@@ -257,51 +257,60 @@ def _random_plan(r: random.Random) -> tuple[list[int], dict[int, int], dict[int,
     for s in range(1, n):
         sizes[s] = r.randrange(0, min(9, left) + 1)
         left -= sizes[s]
-    caps = {s: [r.choice((_UNLIMITED, _UNLIMITED, _UNLIMITED, 0, 1, 2, 4)) for _ in range(6)]
+    caps = {s: [r.choice((UNLIMITED, UNLIMITED, UNLIMITED, 0, 1, 2, 4)) for _ in range(6)]
             for s in sizes if r.random() < 0.8}  # fmt: skip
     return unseen, sizes, caps
 
 
 def test_compiled_samples_are_sample_hidden_draw_for_draw() -> None:
     """deal_samples gives sample_hidden's hands (in order) and stock, sample after sample,
-    and leaves random.Random in the state the Python calls leave it (the cached Gaussian
-    included); bounded deals, retries and the plain-shuffle fallback all occur."""
+    and leaves the numpy generator in the state the Python calls leave it (a buffered
+    32-bit half included); bounded deals, retries and the plain-shuffle fallback all occur."""
     r = random.Random(5)
     bounded = fallback = 0
     for case in range(3000):
         unseen, sizes, caps = _random_plan(r)
         count = r.randrange(1, 6)
         seed = r.randrange(1 << 30)
-        python, compiled = random.Random(seed), random.Random(seed)
-        if case % 7 == 0:
-            python.gauss(0, 1)
-            compiled.gauss(0, 1)
+        python, compiled = np.random.default_rng(seed), np.random.default_rng(seed)
+        if case % 7 == 0:  # half of a 64-bit draw waits in the generator (has_uint32)
+            assert python.integers(5) == compiled.integers(5)
         expected = [sample_hidden(unseen, sizes, caps, python) for _ in range(count)]
-        got = _compiled_samples(count, unseen, sizes, caps, compiled).tolist()
+        got = compiled_samples(count, unseen, sizes, caps, compiled).tolist()
         for (hands, stock), row in zip(expected, got, strict=True):
             assert row == [c for s in sizes for c in hands[s]] + stock
-        assert compiled.getstate() == python.getstate()
-        chains = [s for s in caps if sizes.get(s) and min(caps[s]) < _UNLIMITED]
+        assert compiled.bit_generator.state == python.bit_generator.state
+        chains = [s for s in caps if sizes.get(s) and min(caps[s]) < UNLIMITED]
         bounded += bool(chains)
         fallback += sizes == {1: 3, 2: 2} and unseen[0] >= parse_card("Ah")
     assert bounded > 1500 and fallback > 200, (bounded, fallback)
 
 
-def test_mersenne_twister_state_round_trip() -> None:
-    rng = random.Random(9)
-    rng.random()
-    state = rng.getstate()
-    mt, gauss = export_mt(rng)
-    copy = random.Random()
-    import_mt(copy, mt, gauss)
-    assert copy.getstate() == state
-    with pytest.raises(ValueError, match="MT19937"):
-        export_mt(_OddState())
+@entry
+def _draws_below(gen: Any, bounds: Any, out: Any) -> None:
+    for i in range(bounds.shape[0]):
+        out[i] = random_below(gen, 0, bounds[i])
 
 
-class _OddState(random.Random):
-    def getstate(self) -> Any:
-        return (2, (0,) * 625, None)
+def test_random_below_is_generator_integers() -> None:
+    """random_below(n) draws Generator.integers(n): small and large bounds, the rejection
+    path (bounds just above 2**31 reject about half their draws), n == 1 drawing nothing."""
+    r = random.Random(8)
+    bounds = [r.choice((1, 2, 3, 52, 1000, (1 << 31) + 1, (1 << 32) - 1, r.randrange(1, 1 << 32)))
+              for _ in range(20_000)]  # fmt: skip
+    rng = np.random.default_rng(8)
+    gen = generator_row(rng.bit_generator.state)
+    out = np.zeros(len(bounds), np.int64)
+    _draws_below(gen, np.array(bounds, np.int64), out)
+    assert out.tolist() == [int(rng.integers(n)) for n in bounds]
+    assert export_state(gen, 0) == rng.bit_generator.state
+
+
+def test_compiled_samples_refuse_another_generator() -> None:
+    rng = np.random.Generator(np.random.MT19937(0))
+    with pytest.raises(ValueError, match="allowed PCG64") as info:
+        compiled_samples(1, [0, 1, 2], {1: 2}, {}, rng)
+    assert "\n" not in str(info.value)
 
 
 # ---------------------------------------------------------------------------- the agent
@@ -326,8 +335,7 @@ def _play_with_both(n: int, rules: Rules, seed: int, simulations: int,
             tally["values"] += 1
         action = a.act(view)
         assert action == b.act(view)
-        assert a._np_rng.bit_generator.state == b._np_rng.bit_generator.state
-        assert a._random.getstate() == b._random.getstate()
+        assert a.generator_states() == b.generator_states()
         tally["decisions"] += len(view.legal_actions) > 1
         pub.apply(action)
     return tally

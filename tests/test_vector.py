@@ -20,8 +20,8 @@ from craits_env import NUM_ACTIONS, Game, Rules, craits_v0
 from craits_env.deck import deck_cards, draw_first_dealer
 from craits_env.observation import ObservationEncoder
 from craits_env.seeding import derive_seed
+from craits_env.testing.vector_differential import check_position, check_step
 from craits_env.vector import RandomPolicy, VectorGame, kernel, layout
-from craits_env.vector.differential import check_position, check_step
 from craits_env.vector.rng import load_state
 
 from .test_snapshots import (
@@ -54,10 +54,10 @@ def test_permutations_are_numpys_draw_for_draw(seed: int) -> None:
     vg = VectorGame(1, 2, seed=0)
     g = np.random.default_rng(seed)
     g.random()  # a state that is not fresh
-    load_state(vg._st, 0, g.bit_generator.state)
+    load_state(vg.state.st, 0, g.bit_generator.state)
     for length in (52, 1, 0, 2, 104, 44, 88, 3, 52, 7):
         expected = g.permutation(length)
-        assert kernel.permutation(vg._st, 0, length).tolist() == expected.tolist()
+        assert kernel.permutation(vg.state.st, 0, length).tolist() == expected.tolist()
         assert vg.generator_state(0) == g.bit_generator.state
 
 
@@ -68,8 +68,8 @@ def test_first_dealer_is_r2_1_draw_from_the_same_generator() -> None:
         deck = deck_cards(rules.decks_for(n), False)
         for seed in range(30):
             g = np.random.default_rng(seed)
-            load_state(vg._st, 0, g.bit_generator.state)
-            got = kernel.first_dealer(vg._st, vg._params, vg._deck, 0)
+            load_state(vg.state.st, 0, g.bit_generator.state)
+            got = kernel.first_dealer(vg.state.st, vg.state.params, vg.state.deck, 0)
             assert got == draw_first_dealer(g, n, deck)
             assert vg.generator_state(0) == g.bit_generator.state
 
@@ -345,15 +345,15 @@ def test_scores_beyond_int64_are_exact(pressures: list[int], reward: str) -> Non
 def test_rewards_beyond_a_double_are_the_float32_of_the_exact_value() -> None:
     """Where Python's float arithmetic overflows (points beyond 2**1024), VectorGame still
     pays the float32 of the exact reward: ±inf, or the exact value where points cancel."""
-    from craits_env.vector.game import _reward_beyond_double
+    from craits_env.vector.game import reward_beyond_double
 
     huge = 5 * (1 << 1100)
-    assert _reward_beyond_double((huge, 0, 0), 1, "relative") == float("inf")
-    assert _reward_beyond_double((huge, 0, 0), 0, "relative") == float("-inf")
-    assert _reward_beyond_double((huge, huge), 0, "relative") == 0.0
-    assert _reward_beyond_double((huge, 0), 0, "bounded") == -1.0
-    assert _reward_beyond_double((huge, 0), 0, "score") == float("-inf")
-    assert _reward_beyond_double((huge + 300, huge), 1, "relative") == 3.0
+    assert reward_beyond_double((huge, 0, 0), 1, "relative") == float("inf")
+    assert reward_beyond_double((huge, 0, 0), 0, "relative") == float("-inf")
+    assert reward_beyond_double((huge, huge), 0, "relative") == 0.0
+    assert reward_beyond_double((huge, 0), 0, "bounded") == -1.0
+    assert reward_beyond_double((huge, 0), 0, "score") == float("-inf")
+    assert reward_beyond_double((huge + 300, huge), 1, "relative") == 3.0
 
 
 # ---------------------------------------------------------------------- craits_v0 on it

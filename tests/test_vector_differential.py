@@ -5,7 +5,7 @@ and two decks, every reward mode, and the same deal orders (each row's generator
 Python game's), both engines give the same legal mask, observation and snapshot (every
 key) at every decision, the same rewards and "game over" at every step, the same final
 snapshot (scores, winners) — and the Python engine rebuilt from the vector's snapshot and
-generator reproduces it (``craits_env.vector.differential``). CI plays 2,000+ games, most
+generator reproduces it (``craits_env.testing.vector_differential``). CI plays 2,000+ games, most
 with short schedules; ``experiments/vector_differential.py --games 20000`` is the longer,
 documented run (``experiments/results/vector/differential.md``).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from craits_env import Rules
-from craits_env.vector import differential
+from craits_env.testing import vector_differential as differential
 
 CHUNKS = 8
 CONFIGS_PER_CHUNK = 32  # x 8 games each: 256 games a chunk, 2,048 in all

@@ -208,8 +208,8 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     assert x["global_step"] == y["global_step"]
     assert all(torch.equal(x["policy"][k], y["policy"][k]) for k in x["policy"])
     sa, sb = (pickle.loads(tensor_to_bytes(z["rollout"]))["vector"] for z in (x, y))
-    assert np.array_equal(sa["games"]._st, sb["games"]._st)
-    assert np.array_equal(sa["games"]._cd, sb["games"]._cd)
+    assert np.array_equal(sa["games"].state.st, sb["games"].state.st)
+    assert np.array_equal(sa["games"].state.cd, sb["games"].state.cd)
     assert np.array_equal(sa["last"], sb["last"]) and sa["rng"] == sb["rng"]
 
 

@@ -4,6 +4,8 @@
   scripted tests, tutorials and bug reports.
 - :mod:`craits_env.testing.random_rules`: random dealable configurations, the option space
   the random-option tests and the batched engine's differential runs explore.
+- :mod:`craits_env.testing.vector_differential`: the batched engine held to the Python one,
+  decision by decision (the differential tests and ``experiments/vector_differential.py``).
 
 Nothing of the game or the environments imports this package.
 """

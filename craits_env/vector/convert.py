@@ -1,4 +1,4 @@
-"""One game of a VectorGame as the Python engine's snapshot, and a Python Game into a row.
+"""One game of a VectorState as the Python engine's snapshot, and a Python Game into a row.
 
 :func:`snapshot` writes exactly the dict of :meth:`Game.snapshot
 <craits_env.Game.snapshot>` (docs/interface.md; ``Game.from_snapshot`` reads it back);
@@ -10,19 +10,25 @@ what play produces, the game must have its deal and a PCG64 generator.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..actions import NO_PLAYER, PHASE_CALL_SUIT, PHASE_DECLARE, PHASE_GAME_OVER, PHASE_NAMES
+from ..actions import (
+    NO_PLAYER,
+    NUM_ACTIONS,
+    PHASE_CALL_SUIT,
+    PHASE_DECLARE,
+    PHASE_GAME_OVER,
+    PHASE_NAMES,
+)
 from ..cards import CARD_STRS, NUM_CARDS, SUIT_CHARS
 from ..engine import _PENDING_ROLES, Game
+from ..scoring import PRESSURE_BASE, pressure_costs
 from . import kernel
 from . import layout as L
 from .rng import load_state
-
-if TYPE_CHECKING:
-    from .game import VectorGame
+from .state import VectorState
 
 _EXACT = 1 << 53  # card points must stay below this (layout)
 _BITS = np.arange(NUM_CARDS, dtype=np.int64)
@@ -51,44 +57,39 @@ def _hands(counts: np.ndarray) -> list[list[str]]:
     return hands
 
 
-def _pressure_cost(k0: int, k1: int) -> int:
-    """The pressures k0+1 … k1 of a seat cost 5 * (2**k1 - 2**k0) (R10.1)."""
-    return 5 * ((1 << k1) - (1 << k0))
-
-
 def _seat_field(row: list[int], field: int, n: int) -> list[int]:
     return row[field : field + n]
 
 
-def scores(vg: VectorGame, b: int) -> list[int]:
-    row = vg._st[b, : L.POINTS].tolist()
-    n = vg.num_players
+def scores(state: VectorState, b: int) -> list[int]:
+    row = state.st[b, : L.POINTS].tolist()
+    n = state.num_players
     return [
-        a + _pressure_cost(0, k)
+        a + pressure_costs(0, k)
         for a, k in zip(_seat_field(row, L.S_POINTS, n), _seat_field(row, L.S_PRESSURES, n),
                         strict=True)
     ]  # fmt: skip
 
 
-def hand_points(vg: VectorGame, b: int) -> list[tuple[int, ...]]:
+def hand_points(state: VectorState, b: int) -> list[tuple[int, ...]]:
     """Finished hands' points; those before a :func:`load_game` come from the loaded game."""
-    st = vg._st
-    n = vg.num_players
+    st = state.st
+    n = state.num_players
     h = int(st[b, L.I_HAND_INDEX])
     first, past = 0, []
-    loaded = vg._loaded.get(b)
+    loaded = state.loaded.get(b)
     if loaded is not None and loaded[0] == int(st[b, L.I_EPISODE]):
         first, past = loaded[1], list(loaded[2])
     rows = st[b, L.POINTS + 3 * n * first : L.POINTS + 3 * n * h].reshape(-1, n, 3).tolist()
-    return past + [tuple(cards + _pressure_cost(k0, k1) for cards, k0, k1 in hand) for hand in rows]
+    return past + [tuple(cards + pressure_costs(k0, k1) for cards, k0, k1 in hand) for hand in rows]
 
 
-def reshuffles(vg: VectorGame, b: int) -> list[list[str]]:
+def reshuffles(state: VectorState, b: int) -> list[list[str]]:
     """This hand's reshuffle orders, each next-card-first (``snapshot()["reshuffles"]``)."""
-    st = vg._st
-    if st[b, L.I_FIX] == kernel.ERROR_RLOG_FULL:
+    st = state.st
+    if st[b, L.I_FIX] == L.ERROR_RLOG_FULL:
         raise RuntimeError(f"game {b}: the reshuffle log outgrew its bound")
-    log = vg._cd[b, L.RLOG : L.RLOG + int(st[b, L.I_RLOG_LEN])].tolist()
+    log = state.cd[b, L.RLOG : L.RLOG + int(st[b, L.I_RLOG_LEN])].tolist()
     orders, pos = [], 0
     for _ in range(int(st[b, L.I_NUM_RESHUFFLES])):
         k = log[pos]
@@ -97,16 +98,23 @@ def reshuffles(vg: VectorGame, b: int) -> list[list[str]]:
     return orders
 
 
-def snapshot(vg: VectorGame, b: int, legal: list[int] | None = None) -> dict[str, Any]:
+def legal_actions(state: VectorState, b: int) -> list[int]:
+    """Game ``b``'s legal action ids, ascending (``Game.legal_actions``)."""
+    row = np.zeros(NUM_ACTIONS, np.int8)
+    kernel.mask_row(state.st, state.params, b, row)
+    return np.flatnonzero(row).tolist()
+
+
+def snapshot(state: VectorState, b: int, legal: list[int] | None = None) -> dict[str, Any]:
     """``Game.snapshot()`` of game ``b`` (god's view); ``legal``: its legal actions, if known."""
-    st, cd = vg._st, vg._cd
-    n = vg.num_players
-    rules = vg.rules
+    st, cd = state.st, state.cd
+    n = state.num_players
+    rules = state.rules
     row = st[b, : L.POINTS].tolist()
     phase = row[L.I_PHASE]
     over = phase == PHASE_GAME_OVER
     h = row[L.I_HAND_INDEX]
-    total = scores(vg, b)
+    total = scores(state, b)
     best = min(total)
     pending = phase in (PHASE_CALL_SUIT, PHASE_DECLARE)
     declarers = row[L.DECLARERS : L.DECLARERS + row[L.I_NUM_DECLARERS]]
@@ -126,13 +134,13 @@ def snapshot(vg: VectorGame, b: int, legal: list[int] | None = None) -> dict[str
         "discard": _strs(cards[L.DISCARD : L.DISCARD + row[L.I_DISCARD_LEN]]),
         "scores": total,
         "shuffle_pressures": _seat_field(row, L.S_PRESSURES, n),
-        "hand_points": [list(points) for points in hand_points(vg, b)],
+        "hand_points": [list(points) for points in hand_points(state, b)],
         "went_out": row[L.S_OUT_ORDER : L.S_OUT_ORDER + row[L.I_NUM_OUT]],
-        "deal": _strs(cards[L.DEAL : L.DEAL + len(vg._deck)]),
-        "reshuffles": reshuffles(vg, b),
+        "deal": _strs(cards[L.DEAL : L.DEAL + len(state.deck)]),
+        "reshuffles": reshuffles(state, b),
         "hand_size": rules.hand_sizes[min(h, len(rules.hand_sizes) - 1)],
         "first_dealer": row[L.I_FIRST_DEALER],
-        "legal_actions": list(vg.legal_actions(b)) if legal is None else legal,
+        "legal_actions": legal_actions(state, b) if legal is None else legal,
         "extra_play": row[L.I_EXTRA_PLAY] != 0,
         "king_cards_left": row[L.I_KING_LEFT],
         "jack_run": row[L.I_JACK_RUN],
@@ -140,7 +148,7 @@ def snapshot(vg: VectorGame, b: int, legal: list[int] | None = None) -> dict[str
         "hand_decisions": row[L.I_HAND_DECISIONS],
         "drawn": _seat_field(row, L.S_DRAWN, n),
         "winners": [q for q in range(n) if total[q] == best] if over else None,
-        "rules": vg._rules_dict | {"hand_sizes": list(rules.hand_sizes)},
+        "rules": state.rules_dict | {"hand_sizes": list(rules.hand_sizes)},
         "deal_declarations_left": declarers[::-1],
         "pending_role": _PENDING_ROLES[row[L.I_PEND_CTX]] if pending else None,
     }
@@ -152,16 +160,18 @@ def _fail(what: str, why: str) -> None:
 
 def _pressures_at_deal(penalty: int, k: int, q: int) -> int:
     """The pressures seat ``q`` had when the hand was dealt, from this hand's penalties."""
-    if penalty % 5 == 0:
-        rest = (1 << k) - penalty // 5  # 2**k0
+    if penalty % PRESSURE_BASE == 0:
+        rest = (1 << k) - penalty // PRESSURE_BASE  # 2**k0
         if rest >= 1 and rest & (rest - 1) == 0:
             return rest.bit_length() - 1
-    _fail(f"seat {q}", f"this hand's penalties {penalty} are not 5 * (2**{k} - 2**k0)")
+    _fail(
+        f"seat {q}", f"this hand's penalties {penalty} are not {PRESSURE_BASE} * (2**{k} - 2**k0)"
+    )
     return 0  # unreachable
 
 
 def load_game(
-    vg: VectorGame,
+    state: VectorState,
     b: int,
     g: Game,
     generator_state: Mapping[str, Any] | None,
@@ -171,14 +181,14 @@ def load_game(
     """Row ``b`` := a copy of ``g`` (every field the kernels read); ``ValueError`` before any
     change if ``g`` does not fit. ``determinized=True`` also takes a copy whose deal is
     unknown (:meth:`Game.determinized <craits_env.Game.determinized>`, for search rollouts:
-    ``craits_env.vector.rollout``); the row's deal is then zeros, not a real deck order."""
-    n = vg.num_players
+    ``craits.agents.search_rollouts``); the row's deal is then zeros, not a real deck order."""
+    n = state.num_players
     if not isinstance(g, Game):
         _fail("game", f"got {type(g).__name__}, allowed a craits_env.Game")
-    if g.num_players != n or g.rules != vg.rules:
-        _fail("game", "its players or rules differ from this VectorGame's")
+    if g.num_players != n or g.rules != state.rules:
+        _fail("game", "its players or rules differ from this table's")
     h = g.hand_index
-    if not (determinized and not g._deal) and len(g._deal) != len(vg._deck):
+    if not (determinized and not g._deal) and len(g._deal) != len(state.deck):
         _fail("game", "its deal is unknown (a determinized copy)")
     if g._script_deals[h + 1 :] or any(g._script_reshuffles[h:]):
         _fail("game", "it has scripted deck orders (deals=, reshuffles=) still to use")
@@ -190,17 +200,18 @@ def load_game(
     points, k0 = [], []
     for q in range(n):
         k = g.shuffle_pressures[q]
-        a = g.scores[q] - _pressure_cost(0, k)
+        a = g.scores[q] - pressure_costs(0, k)
         if abs(a) >= _EXACT:
-            _fail(f"scores[{q}]", f"{g.scores[q]} is not card points plus 5 * (2**{k} - 1)")
+            why = f"{g.scores[q]} is not card points plus {PRESSURE_BASE} * (2**{k} - 1)"
+            _fail(f"scores[{q}]", why)
         points.append(a)
         k0.append(_pressures_at_deal(g._hand_penalties[q], k, q))
     log: list[int] = []
     for order in g._reshuffles:
         log += [len(order), *order]
-    if len(log) > vg._cd.shape[1] - L.RLOG:
+    if len(log) > state.cd.shape[1] - L.RLOG:
         _fail("game", "its reshuffles of this hand exceed the reshuffle log")
-    row = np.zeros(vg._st.shape[1], np.int64)
+    row = np.zeros(state.st.shape[1], np.int64)
     load_state(row[None], 0, generator_state)  # checks the kind of generator first
     scalars = {
         L.I_HAND_INDEX: h,
@@ -226,7 +237,7 @@ def load_game(
         L.I_RLOG_LEN: len(log),
         L.I_DIRTY: -1,
         L.I_STEP_HAND: h,
-        L.I_EPISODE: int(vg._st[b, L.I_EPISODE]) + 1,
+        L.I_EPISODE: int(state.st[b, L.I_EPISODE]) + 1,
     }
     for key, value in scalars.items():
         row[key] = value
@@ -247,11 +258,11 @@ def load_game(
     row[L.SEEN1] = sum(1 << c for c in set(g.discard))
     row[L.SEEN2] = sum(1 << c for c in set(g.discard) if g.discard.count(c) > 1)
     row[L.DECLARERS : L.DECLARERS + len(g._deal_declarers)] = g._deal_declarers
-    cards = np.zeros(vg._cd.shape[1], np.uint8)
+    cards = np.zeros(state.cd.shape[1], np.uint8)
     cards[L.STOCK : L.STOCK + len(g._stock)] = g._stock
     cards[L.DISCARD : L.DISCARD + len(g.discard)] = g.discard
     cards[L.DEAL : L.DEAL + len(g._deal)] = np.frombuffer(g._deal, np.uint8)
     cards[L.RLOG : L.RLOG + len(log)] = log
-    vg._st[b] = row
-    vg._cd[b] = cards
-    vg._loaded[b] = (int(row[L.I_EPISODE]), h, list(g.hand_points))
+    state.st[b] = row
+    state.cd[b] = cards
+    state.loaded[b] = (int(row[L.I_EPISODE]), h, list(g.hand_points))

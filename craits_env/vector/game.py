@@ -1,7 +1,8 @@
 """``VectorGame``: B games of Craits stepped together by one compiled call.
 
-See :class:`VectorGame`; the rules live in :mod:`craits_env.vector.kernel`, the state
-layout in :mod:`craits_env.vector.layout`, snapshots in :mod:`craits_env.vector.convert`.
+See :class:`VectorGame`; the compiled rules' entry points are :mod:`craits_env.vector.kernel`
+(which lists the modules of the rules), the state :mod:`craits_env.vector.state` and its
+layout :mod:`craits_env.vector.layout`, snapshots :mod:`craits_env.vector.convert`.
 """
 
 from __future__ import annotations
@@ -14,17 +15,15 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, PHASE_GAME_OVER, PHASE_NAMES, action_str
 from ..cards import check_permutation, parse_card
-from ..deck import deck_cards, remove_cards
+from ..deck import remove_cards
 from ..engine import Game, _check_dealable
-from ..rewards import BOUNDED_SCALE, REWARD_MODES, check_reward_mode, hand_rewards
+from ..options import is_int
+from ..rewards import BOUNDED_SCALE, REWARD_MODES, check_reward_mode, hand_rewards, win_shares
 from ..rules import Rules, check_num_players
 from ..seeding import derive_seed
 from . import convert, encode, kernel, layout
 from .rng import export_state, load_state, seeded_state
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+from .state import VectorState
 
 
 class VectorGame:
@@ -55,6 +54,8 @@ class VectorGame:
     :meth:`Game.snapshot <craits_env.Game.snapshot>` gives it, equal key for key.
 
     Scores are exact at any size (``layout`` says how): nothing here overflows.
+    ``state`` is the :class:`~craits_env.vector.state.VectorState` the kernels read (for
+    code that runs the compiled rules on rows of its own: :mod:`craits_env.vector.rows`).
     """
 
     def __init__(
@@ -67,7 +68,7 @@ class VectorGame:
         reward: str = "relative",
         auto_reset: bool = True,
     ) -> None:
-        if not _is_int(num_envs) or num_envs < 1:
+        if not is_int(num_envs, numpy=True) or num_envs < 1:
             raise ValueError(f"num_envs: got {num_envs!r}, allowed an int >= 1")
         n = check_num_players(num_players)
         rules = Rules() if rules is None else rules
@@ -77,7 +78,7 @@ class VectorGame:
         check_reward_mode(reward)
         if not isinstance(auto_reset, bool):
             raise ValueError(f"auto_reset: got {auto_reset!r}, allowed True or False")
-        if seed is not None and (not _is_int(seed) or seed < 0):
+        if seed is not None and (not is_int(seed, numpy=True) or seed < 0):
             raise ValueError(f"seed: got {seed!r}, allowed None or an int >= 0")
         bad = layout.unsupported_options(rules)
         if bad:
@@ -94,24 +95,19 @@ class VectorGame:
         self.rules = rules
         self.reward_mode = reward
         self.auto_reset = auto_reset
-        self._rules_dict = rules.to_dict()  # snapshot()["rules"], copied per snapshot
+        self.state = VectorState.allocate(self.num_envs, n, rules, reward, auto_reset)
         self.encoder = encode.encoder_for(n, rules)
         self.obs_size = self.encoder.size
         self._offsets = encode.field_offsets(self.encoder)
-        self._params = layout.rule_params(n, rules, reward, auto_reset)
-        self._sizes = np.array(rules.hand_sizes, np.int64)
-        self._deck = np.array(deck_cards(rules.decks_for(n), rules.remove_kings_queens), np.uint8)
-        self._st, self._cd = layout.allocate(self.num_envs, n, rules)
         self._scaled = np.zeros((self.num_envs, n, n), np.float64)  # the observation's scores
         self._acting = np.full(self.num_envs, -1, np.int64)  # observe(): each acting seat
         self._no_obs = np.zeros((0, self.obs_size), np.float32)  # step() writes none
         self._no_mask = np.zeros((0, NUM_ACTIONS), np.int8)
-        self._loaded: dict[int, tuple[int, int, list[tuple[int, ...]]]] = {}
         if seed is None:
             seed = int(np.random.SeedSequence().entropy) % (1 << 63)  # type: ignore[arg-type]
         self.seed = int(seed)
         for b in range(self.num_envs):
-            load_state(self._st, b, seeded_state(derive_seed(self.seed, b)))
+            load_state(self.state.st, b, seeded_state(derive_seed(self.seed, b)))
         self.reset()
 
     # ------------------------------------------------------------------ stepping
@@ -143,8 +139,8 @@ class VectorGame:
         mask = self._no_mask if mask_into is None else self._mask_out(mask_into)
         rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         done = np.zeros(self.num_envs, np.bool_)
-        bad, fixes = kernel.step(self._st, self._cd, self._params, self._sizes, self._deck, acts,
-                                 rewards, done, self._offsets, self._scaled, obs, mask)  # fmt: skip
+        bad, fixes = kernel.step(*self.state.arrays(), acts, rewards, done, self._offsets,
+                                 self._scaled, obs, mask)  # fmt: skip
         if bad >= 0:
             raise ValueError(self._illegal(bad, int(acts[bad])))
         if fixes:
@@ -168,7 +164,7 @@ class VectorGame:
         return out
 
     def _illegal(self, b: int, action: int) -> str:
-        ints = self._st[b]
+        ints = self.state.st[b]
         if ints[layout.I_PHASE] == PHASE_GAME_OVER:
             return f"actions[{b}]: game {b} is over; reset it first (auto_reset=False)"
         name = action_str(action) if 0 <= action < NUM_ACTIONS else "not an action id"
@@ -182,27 +178,26 @@ class VectorGame:
     def _fix(self, rewards: np.ndarray, done: np.ndarray) -> np.ndarray:
         """Rewards that need integers beyond int64 (huge shuffle pressures), in Python; then
         the auto-reset the kernel left to us. Returns those games."""
-        ints = self._st
+        ints = self.state.st
         games = np.flatnonzero(ints[:, layout.I_FIX])
         for b in games:
             code = int(ints[b, layout.I_FIX])
-            if code == kernel.ERROR_RLOG_FULL:
+            if code == layout.ERROR_RLOG_FULL:
                 raise RuntimeError(f"game {b}: the reshuffle log outgrew its bound")
-            if code == kernel.ERROR_NO_DECISION:
+            if code == layout.ERROR_NO_DECISION:
                 raise RuntimeError(
-                    f"game {b}: {kernel.MAX_EMPTY_GAMES} new games in a row ended before "
+                    f"game {b}: {layout.MAX_EMPTY_GAMES} new games in a row ended before "
                     "their first decision"
                 )
         reset = []
         for b in games:
-            if int(ints[b, layout.I_FIX]) != kernel.FIX_REWARDS:
+            if int(ints[b, layout.I_FIX]) != layout.FIX_REWARDS:
                 continue
             rewards[b] = self._exact_rewards(int(b), bool(done[b]))
             if done[b] and self.auto_reset:
                 reset.append(b)
         if reset:
-            kernel.auto_reset(self._st, self._cd, self._params, self._sizes, self._deck,
-                              np.array(reset, np.int64))  # fmt: skip
+            kernel.auto_reset(*self.state.arrays(), np.array(reset, np.int64))
         return games
 
     def _exact_rewards(self, b: int, over: bool) -> np.ndarray:
@@ -210,23 +205,19 @@ class VectorGame:
         n = self.num_players
         acc = [0.0] * n
         points = self.hand_points(b)
-        for h in range(int(self._st[b, layout.I_STEP_HAND]), len(points)):
+        for h in range(int(self.state.st[b, layout.I_STEP_HAND]), len(points)):
             if self.reward_mode == "win":
                 break
             try:
                 values = hand_rewards(points[h], self.reward_mode)
             except OverflowError:  # beyond Python's floats: the exact values
-                values = [_reward_beyond_double(points[h], q, self.reward_mode) for q in range(n)]
+                values = [reward_beyond_double(points[h], q, self.reward_mode) for q in range(n)]
             acc = [a + r for a, r in zip(acc, values, strict=True)]
         if over and self.reward_mode == "win":
             scores = self.scores(b)
             best = min(scores)
-            winners = sum(v == best for v in scores)
-            if winners < n:
-                acc = [
-                    a + (1.0 / winners if v == best else -1.0 / (n - winners))
-                    for a, v in zip(acc, scores, strict=True)
-                ]
+            shares = win_shares([q for q in range(n) if scores[q] == best], n)
+            acc = [a + r for a, r in zip(acc, shares, strict=True)]
         with np.errstate(over="ignore"):
             return np.array(acc, np.float64).astype(np.float32)
 
@@ -236,7 +227,7 @@ class VectorGame:
         """Every game's legal mask, int8 ``(B, 59)`` (all zeros for a finished game)."""
         if out is None:
             out = np.empty((self.num_envs, NUM_ACTIONS), np.int8)
-        kernel.legal_mask(self._st, self._params, self._mask_out(out))
+        kernel.legal_mask(self.state.st, self.state.params, self._mask_out(out))
         return out
 
     def observe(self, out: np.ndarray | None = None, seats: Any = None) -> np.ndarray:
@@ -246,9 +237,9 @@ class VectorGame:
         if out is None:
             out = np.empty((self.num_envs, self.obs_size), np.float32)
         self._obs_out(out)
-        st, p, o, scaled = self._st, self._params, self._offsets, self._scaled
+        st, p, o, scaled = self.state.st, self.state.params, self._offsets, self._scaled
         if seats is None:
-            encode.observe(st, p, self._sizes, o, scaled, self._acting, out)
+            encode.observe(st, p, self.state.sizes, o, scaled, self._acting, out)
             return out
         who = np.asarray(seats)
         if (
@@ -260,47 +251,47 @@ class VectorGame:
                 f"seats: allowed ints from 0 to {self.num_players - 1} (or -1, the acting "
                 f"seat) of shape ({self.num_envs},)"
             )
-        encode.observe(st, p, self._sizes, o, scaled, np.ascontiguousarray(who, np.int64), out)
+        encode.observe(st, p, self.state.sizes, o, scaled, np.ascontiguousarray(who, np.int64), out)
         return out
 
     def current_player(self) -> np.ndarray:
         """Each game's seat to decide, int64 ``(B,)``; -1 for a finished game."""
-        return self._st[:, layout.I_CURRENT].copy()
+        return self.state.st[:, layout.I_CURRENT].copy()
 
     def hands_finished(self) -> np.ndarray:
         """Each game's hands finished so far, int64 ``(B,)`` (R2.2; a new game's: 0)."""
-        return self._st[:, layout.I_HAND_INDEX].astype(np.int64)
+        return self.state.st[:, layout.I_HAND_INDEX].astype(np.int64)
 
     def is_over(self) -> np.ndarray:
         """bool ``(B,)``: the games that are over (only without auto-reset)."""
-        return self._st[:, layout.I_PHASE] == PHASE_GAME_OVER
+        return self.state.st[:, layout.I_PHASE] == PHASE_GAME_OVER
 
     def legal_actions(self, i: int) -> tuple[int, ...]:
         """Game ``i``'s legal action ids, ascending (``Game.legal_actions``)."""
-        row = np.zeros(NUM_ACTIONS, np.int8)
-        kernel.mask_row(self._st, self._params, self._game_index(i), row)
-        return tuple(int(a) for a in np.flatnonzero(row))
+        return tuple(convert.legal_actions(self.state, self._game_index(i)))
 
     def snapshot(self, i: int, *, legal: Sequence[int] | None = None) -> dict[str, Any]:
         """Game ``i`` as ``Game.snapshot()`` gives it (every key, equal values). ``legal``:
         its legal actions when the caller has them already (a :meth:`legal_mask` row)."""
-        return convert.snapshot(self, self._game_index(i), None if legal is None else list(legal))
+        return convert.snapshot(
+            self.state, self._game_index(i), None if legal is None else list(legal)
+        )
 
     def scores(self, i: int) -> list[int]:
         """Game ``i``'s exact scores (Python ints)."""
-        return convert.scores(self, self._game_index(i))
+        return convert.scores(self.state, self._game_index(i))
 
     def hand_points(self, i: int) -> list[tuple[int, ...]]:
         """Game ``i``'s finished hands' points, penalties included (``Game.hand_points``)."""
-        return convert.hand_points(self, self._game_index(i))
+        return convert.hand_points(self.state, self._game_index(i))
 
     def generator_state(self, i: int) -> dict[str, Any]:
         """Game ``i``'s generator as numpy's ``PCG64.state`` dict (``bit_generator.state``)."""
-        return export_state(self._st, self._game_index(i))
+        return export_state(self.state.st, self._game_index(i))
 
     def memory_bytes(self) -> int:
         """Bytes of all state arrays (divide by ``num_envs`` for one game)."""
-        return self._st.nbytes + self._cd.nbytes + self._scaled.nbytes
+        return self.state.st.nbytes + self.state.cd.nbytes + self._scaled.nbytes
 
     # ------------------------------------------------------------------ new games
 
@@ -326,7 +317,7 @@ class VectorGame:
         n = self.num_players
         top = np.zeros(0, np.uint8)
         if deck_top is not None:
-            deck = list(self._deck)
+            deck = list(self.state.deck)
             cards = [parse_card(c) for c in deck_top]
             check_permutation(cards + remove_cards(deck, cards), deck, "deck")
             top = np.array(cards, np.uint8)
@@ -339,15 +330,14 @@ class VectorGame:
         if generator_state is not None:
             if rows.size != 1:
                 raise ValueError("generator_state: allowed with exactly one game")
-            load_state(self._st, int(rows[0]), generator_state)
+            load_state(self.state.st, int(rows[0]), generator_state)
         for b in rows:
-            self._loaded.pop(int(b), None)
+            self.state.loaded.pop(int(b), None)
         dealers = np.full(rows.size, first, np.int64)
-        kernel.reset(self._st, self._cd, self._params, self._sizes, self._deck, rows, dealers,
-                     top)  # fmt: skip
-        if np.any(self._st[rows, layout.I_FIX] == kernel.ERROR_NO_DECISION):
+        kernel.reset(*self.state.arrays(), rows, dealers, top)
+        if np.any(self.state.st[rows, layout.I_FIX] == layout.ERROR_NO_DECISION):
             raise RuntimeError(
-                f"{kernel.MAX_EMPTY_GAMES} new games in a row ended before their first decision"
+                f"{layout.MAX_EMPTY_GAMES} new games in a row ended before their first decision"
             )
 
     def load_game(
@@ -355,10 +345,10 @@ class VectorGame:
     ) -> None:
         """Put a copy of the Python ``game`` (same players and rules) into row ``i``; its future
         randomness comes from ``generator_state`` (default: ``game``'s own PCG64 generator)."""
-        convert.load_game(self, self._game_index(i), game, generator_state)
+        convert.load_game(self.state, self._game_index(i), game, generator_state)
 
     def _game_index(self, i: object) -> int:
-        if not _is_int(i) or not 0 <= int(i) < self.num_envs:  # type: ignore[call-overload]
+        if not is_int(i, numpy=True) or not 0 <= int(i) < self.num_envs:  # type: ignore[call-overload]
             raise ValueError(f"game index: got {i!r}, allowed an int from 0 to {self.num_envs - 1}")
         return int(i)  # type: ignore[call-overload]
 
@@ -369,7 +359,7 @@ class VectorGame:
         )
 
 
-def _reward_beyond_double(points: tuple[int, ...], seat: int, mode: str) -> float:
+def reward_beyond_double(points: tuple[int, ...], seat: int, mode: str) -> float:
     """``hand_rewards(points, mode)[seat]`` when Python's float arithmetic overflows: the
     exact value (one correctly rounded division), ±inf beyond a double."""
     n = len(points)

@@ -49,7 +49,7 @@ MAX_DECK = 2 * NUM_CARDS  # two decks (R1.5)
     I_EXTRA_PLAY,  # 1 when the play continues a turn (a 6, a king's sequence, a starter)
     I_HAND_DECISIONS,  # R12
     I_PEND_CARD,  # the card waiting for its suit call / declaration
-    I_PEND_CTX,  # how it acts: CTX_* of kernel.py (engine.py's _CTX_*)
+    I_PEND_CTX,  # how it acts: CTX_* below (the Python engine's contexts, same values)
     I_TOP,  # the top card of the discard pile
     I_NUM_OUT,  # length of the went_out list (S_OUT_ORDER)
     I_STOCK_LEN,
@@ -63,6 +63,16 @@ MAX_DECK = 2 * NUM_CARDS  # two decks (R1.5)
     I_EPISODE,  # games started in this row
 ) = range(25)
 NUM_INTS = 25
+
+# st[b, I_PEND_CTX]: how the card waiting for its suit call and declaration acts.
+CTX_NORMAL, CTX_STARTER, CTX_COUNT, CTX_FREE = 0, 1, 2, 3
+# st[b, I_DIRTY]: every row of the scaled-score cache is stale.
+DIRTY_ALL = -1
+# st[b, I_FIX]: 1 = the step's rewards are left to Python; 2, 3: errors, never seen in play.
+FIX_REWARDS = 1
+ERROR_RLOG_FULL = 2  # the reshuffle log outgrew its bound (a loaded state beyond it)
+ERROR_NO_DECISION = 3  # MAX_EMPTY_GAMES new games in a row ended before any decision
+MAX_EMPTY_GAMES = 1000
 
 # st[b, S_* + seat]: per seat (MAX_PLAYERS slots each).
 _SEAT_FIELDS = (
@@ -91,7 +101,8 @@ SEEN1 = HELD2 + MAX_PLAYERS  # bit c = card c in the discard pile
 SEEN2 = SEEN1 + 1  # bit c = both copies of card c in the discard pile
 DECLARERS = SEEN2 + 1  # + j: engine.py's _deal_declarers (a stack, top last)
 RNG = DECLARERS + MAX_PLAYERS  # + RNG_*: numpy's PCG64 state (bit patterns)
-SCRATCH = RNG + 6  # MAX_DECK + MAX_PLAYERS + 52 words: the first dealer's draw, card counts
+RNG_WORDS = 6
+SCRATCH = RNG + RNG_WORDS  # MAX_DECK + MAX_PLAYERS + 52 words: the first dealer's draw, card counts
 POINTS = SCRATCH + MAX_DECK + MAX_PLAYERS + NUM_CARDS  # + (hand * n + seat) * 3 + HP_*
 
 # st[b, RNG + X]: numpy's PCG64 state (craits_env.vector.rng).

@@ -4,8 +4,10 @@ A game of :class:`~craits_env.vector.game.VectorGame` draws from the same genera
 :class:`~craits_env.engine.Game` made with ``rng=numpy.random.Generator(PCG64(...))``:
 the 128-bit LCG step and XSL-RR output of numpy's ``PCG64``, its buffered 32-bit draws,
 and ``random_interval`` (a masked rejection draw) in the Fisher-Yates loop of
-``Generator.shuffle``. So the same generator state gives the same first dealer, deals and
-reshuffles in both engines (``tests/test_vector.py`` checks the draws against numpy).
+``Generator.shuffle``; and ``Generator.integers(n)`` (:func:`random_below`, for the
+search's samples: ``craits.agents.search_sampling``). So the same generator state gives
+the same first dealer, deals and reshuffles in both engines (``tests/test_vector.py`` checks
+the draws against numpy).
 
 State: ``st[b, RNG + RNG_*]`` = state high and low words, increment high and low words,
 the ``has_uint32`` flag and the buffered ``uinteger``, as int64 bit patterns.
@@ -27,6 +29,7 @@ from .layout import (
     RNG_STATE_HI,
     RNG_STATE_LO,
     RNG_UINTEGER,
+    RNG_WORDS,
 )
 
 _MULT_HI = np.uint64(0x2360ED051FC65DA4)  # PCG's default 128-bit multiplier
@@ -105,6 +108,23 @@ def random_interval(st: Any, b: int, top: int) -> Any:
 
 
 @inner
+def random_below(st: Any, b: int, n: int) -> Any:
+    """numpy's ``Generator.integers(n)`` (``1 <= n < 2**32``): Lemire's multiply-and-reject
+    on 32-bit draws (``buffered_bounded_lemire_uint32``); ``n == 1`` draws nothing."""
+    if n == 1:
+        return 0
+    bound = np.uint64(n)
+    m = next_uint32(st, b) * bound
+    leftover = m & _LOW32
+    if leftover < bound:
+        threshold = (_LOW32 - (bound - _U1)) % bound
+        while leftover < threshold:
+            m = next_uint32(st, b) * bound
+            leftover = m & _LOW32
+    return np.int64(m >> _U32)
+
+
+@inner
 def shuffle_in_place(st: Any, b: int, values: Any, row: int, start: int, length: int) -> None:
     """``values[row, start : start + length]`` permuted as ``Generator.shuffle`` does (the
     swaps of ``permutation(length)``: the result is that part ``[rng.permutation(length)]``),
@@ -142,7 +162,7 @@ def load_state(st: np.ndarray, b: int, state: Mapping[str, Any]) -> None:
 
 def export_state(st: np.ndarray, b: int) -> dict[str, Any]:
     """Row ``b``'s generator as a numpy ``PCG64`` state dict (``bit_generator.state = ...``)."""
-    w = [int(v) & _WORD for v in st[b, RNG : RNG + 6]]
+    w = [int(v) & _WORD for v in st[b, RNG : RNG + RNG_WORDS]]
     return {
         "bit_generator": "PCG64",
         "state": {
@@ -152,6 +172,15 @@ def export_state(st: np.ndarray, b: int) -> dict[str, Any]:
         "has_uint32": w[RNG_HAS_UINT32],
         "uinteger": w[RNG_UINTEGER],
     }
+
+
+def generator_row(state: Mapping[str, Any]) -> np.ndarray:
+    """A one-row int64 array holding only the PCG64 ``state``, where the functions here read
+    row 0's generator: for compiled code that draws from a generator of its own (advance
+    it there, then :func:`export_state` of row 0)."""
+    row = np.zeros((1, RNG + RNG_WORDS), np.int64)
+    load_state(row, 0, state)
+    return row
 
 
 def seeded_state(seed: int) -> dict[str, Any]:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 
 from ..observation import SCORE_CLIP
+from ..scoring import PRESSURE_BASE
 from .jit import inner
 
 _LOG_100 = math.log(100)  # what scale_score subtracts (a compile-time constant in numba)
+# The bounds below are worked out for PRESSURE_BASE = 5 (R10.1), a 3-bit number.
 INT64_PRESSURES = 58  # 5 * 2**58 plus card points fits int64 with room to spare
 CLIPPED_PRESSURES = 80  # beyond, |x| >= 5 * 2**80 - 2**53: log(1 + |x|/100) > SCORE_CLIP
 SINGLE_TERM_BITS = 50  # 5 * (2**d - 1) is an exact double for d <= 50
@@ -28,7 +30,7 @@ def score_less(a1: int, k1: int, a2: int, k2: int) -> bool:
     if k1 == k2:
         return a1 < a2
     if max(k1, k2) <= INT64_PRESSURES:
-        return a1 + (5 << k1) < a2 + (5 << k2)
+        return a1 + (PRESSURE_BASE << k1) < a2 + (PRESSURE_BASE << k2)
     return k1 < k2  # 5 * 2**(k - 1) >= 5 * 2**58 dwarfs any card points
 
 
@@ -43,7 +45,7 @@ def _scaled(magnitude: float, negative: bool) -> float:
 def scale_diff(a: int, k1: int, k2: int) -> float:
     """``scale_score(a + 5 * 2**k1 - 5 * 2**k2)`` exactly (``|a| < 2**53``, ``k1, k2 >= 0``)."""
     if k1 == k2 or max(k1, k2) <= INT64_PRESSURES:
-        x = a if k1 == k2 else a + (5 << k1) - (5 << k2)  # exact in int64
+        x = a if k1 == k2 else a + (PRESSURE_BASE << k1) - (PRESSURE_BASE << k2)  # exact in int64
         if x == 0:
             return 0.0
         return _scaled(float(abs(x) + 100), x < 0)  # int64 -> double rounds to nearest even
@@ -54,7 +56,7 @@ def scale_diff(a: int, k1: int, k2: int) -> float:
     rest = (a if not negative else -a) + 100  # |x| + 100 = 5 * 2**small * (2**d - 1) + rest
     d = big - small
     if d <= SINGLE_TERM_BITS:
-        magnitude = math.ldexp(float(5 * ((1 << d) - 1)), small) + float(rest)
+        magnitude = math.ldexp(float(PRESSURE_BASE * ((1 << d) - 1)), small) + float(rest)
     else:  # small < 30: 5 * 2**big + (rest - 5 * 2**small), both exact
-        magnitude = math.ldexp(5.0, big) + float(rest - (5 << small))
+        magnitude = math.ldexp(float(PRESSURE_BASE), big) + float(rest - (PRESSURE_BASE << small))
     return _scaled(magnitude, negative)

@@ -35,7 +35,7 @@ class SingleGame:
         self._legal: tuple[int, ...] | None = None
         self._points: list[tuple[int, ...]] | None = None
         self._mirror: Game | None = None
-        self._row = self.vector._st[0]
+        self._row = self.vector.state.st[0]
         self._action = np.zeros(1, np.int64)
         self._seats = np.zeros(1, np.int64)
         self._obs = np.zeros((1, self.vector.obs_size), np.float32)

@@ -1,17 +1,16 @@
 """Compiled greedy rollouts of determinized positions: the inner loop of the PIMC search bot.
 
-:class:`craits.agents.pimc.PIMCAgent` values each legal action of a searched decision on samples
-of the hidden cards: per sample (a determinized copy of the game), per action, it applies
-the action to a copy and plays the rest of the hand out with
-``craits.agents.pimc.greedy_rollout_action`` for every seat, then scores it with
-``craits.agents.pimc.rollout_value``. :class:`Rollouts` does the same on the compiled rules
-(:func:`craits_env.vector.kernel._apply`, the Python engine statement for statement):
+:class:`craits.agents.pimc.PIMCAgent` values each legal action of a searched decision on
+samples of the hidden cards: per sample (a determinized copy of the game), per action, it
+applies the action to a copy and plays the rest of the hand out with
+:func:`~craits.agents.pimc.greedy_rollout_action` for every seat, then scores it with
+:func:`~craits.agents.pimc.rollout_value`. :class:`Rollouts` does the same on the compiled
+rules — :func:`craits_env.vector.rows.apply`, the Python engine statement for statement:
 
-- :func:`greedy_action` is ``greedy_rollout_action`` re-implemented here (``craits_env``
-  may not import ``agents``) — the same choices and the same tie-breaks (the lowest action
-  id among equals) — and :func:`rollout_points` is ``rollout_value``'s number;
-  ``tests/test_pimc_vector.py`` holds both to the Python functions over thousands of
-  positions of random-option games.
+- :func:`greedy_action` is ``greedy_rollout_action`` in numba — the same choices and the
+  same tie-breaks (the lowest action id among equals) — and :func:`rollout_points` is
+  ``rollout_value``'s number; ``tests/test_pimc_vector.py`` holds both to the Python
+  functions over thousands of positions of random-option games.
 - The generator is one numpy ``PCG64`` carried from rollout to rollout in the Python
   order (sample after sample, action after action within a sample), as ``PIMCAgent``'s
   Python rollouts share one ``numpy.random.Generator``: the reshuffles (R10.1) and the
@@ -30,52 +29,43 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_DECLARE
-from ..cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, Rank
-from ..engine import Game
-from ..rules import Rules
-from ..scoring import CARD_POINTS
-from . import convert
-from .game import VectorGame
-from .jit import entry, inner, unowned
-from .kernel import EXACT_PRESSURES, _allowed_cards, _apply, _score_hand
-from .layout import (
+from craits_env import Game, Rules
+from craits_env.actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_DECLARE
+from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, Rank
+from craits_env.vector import VectorGame, rows
+from craits_env.vector.jit import entry, inner, unowned
+from craits_env.vector.layout import (
     DEAL,
     HELD1,
     HELD2,
-    HP_CARDS,
-    HP_K0,
-    HP_K1,
     I_CURRENT,
     I_HAND_INDEX,
     I_PEND_CARD,
     I_PHASE,
     I_STOCK_LEN,
     P_PLAYERS,
-    POINTS,
     RNG,
+    RNG_WORDS,
     S_HAND_LEN,
     SCRATCH,
     STOCK,
 )
-from .rng import export_state, load_state
 
-MAX_DECISIONS = 1000
-"""A rollout stops after this many policy decisions
-(``craits.agents.pimc.MAX_ROLLOUT_DECISIONS``)."""
+from .pimc import MAX_ROLLOUT_DECISIONS, ROLLOUT_VALUE
+
+MAX_DECISIONS = MAX_ROLLOUT_DECISIONS
+"""A rollout stops after this many policy decisions."""
 
 _CARD_ROW_USED = DEAL  # cd: the stock and the discard pile come before the deal
 ROOT, WORK = 0, 1  # the rows: the sample being played (the root, patched), the rollout
 _NO_SEAT = -1  # owners[i]: the card is in the stock
 
 _IS_WILD = [RANK_OF[c] in (Rank.EIGHT, Rank.NINE) for c in range(NUM_CARDS)]
-# greedy_rollout_action's preference: a card's points (R8.2), 8s and 9s below every other.
-ROLLOUT_VALUE = np.array(
-    [CARD_POINTS[RANK_OF[c]] - (100 if _IS_WILD[c] else 0) for c in range(NUM_CARDS)], np.int64
-)
+# greedy_rollout_action's preference (ROLLOUT_VALUE), as a numba constant.
+_ROLLOUT_VALUE = np.array(ROLLOUT_VALUE, np.int64)
 # The cards from the most preferred down, the lowest id first among equals: the first one
 # playable is the card greedy_rollout_action's loop keeps (a strict ``>`` over ascending ids).
-_PREFERENCE = np.array(sorted(range(NUM_CARDS), key=lambda c: (-ROLLOUT_VALUE[c], c)), np.int64)
+_PREFERENCE = np.array(sorted(range(NUM_CARDS), key=lambda c: (-_ROLLOUT_VALUE[c], c)), np.int64)
 # Per suit, the cards of that suit that are not 8s or 9s (the suit call counts these).
 _PLAIN_OF_SUIT = np.array(
     [
@@ -118,7 +108,7 @@ def greedy_action(st: Any, p: Any, b: int) -> int:
             if k > most:
                 best, most = suit, k
         return CALL_BASE + best
-    allowed = _allowed_cards(st, b)
+    allowed = rows.allowed_cards(st, b)
     if allowed == 0:
         return DRAW
     for i in range(NUM_CARDS):
@@ -140,12 +130,11 @@ def rollout_points(st: Any, p: Any, b: int, seat: int, hand: int, others: float)
     ended = st[b, I_HAND_INDEX] != hand
     for q in range(n):
         if ended:
-            k = POINTS + 3 * (hand * n + q)
-            if st[b, k + HP_K1] > EXACT_PRESSURES:
+            if not rows.exact_hand_points(st, n, b, hand, q):
                 return np.nan
-            points = st[b, k + HP_CARDS] + 5 * ((1 << st[b, k + HP_K1]) - (1 << st[b, k + HP_K0]))
+            points = rows.finished_hand_points(st, n, b, hand, q)
         else:
-            points = _score_hand(st, p, b, q)
+            points = rows.score_hand(st, p, b, q)
         total += points
         if q == seat:
             own = points
@@ -185,7 +174,7 @@ def _copy_root(st: Any, cd: Any) -> None:
     pile (a rollout writes the points of its hand and its reshuffles before reading them)."""
     for i in range(RNG):
         st[WORK, i] = st[ROOT, i]
-    for i in range(RNG + 6, SCRATCH):
+    for i in range(RNG + RNG_WORDS, SCRATCH):
         st[WORK, i] = st[ROOT, i]
     for i in range(_CARD_ROW_USED):
         cd[WORK, i] = cd[ROOT, i]
@@ -204,10 +193,10 @@ def play_rollouts(
         _patch_root(st, cd, owners, cards, k)
         for i in range(actions.shape[0]):
             _copy_root(st, cd)
-            _apply(st, cd, p, sizes, deck, WORK, actions[i])
+            rows.apply(st, cd, p, sizes, deck, WORK, actions[i])
             steps = 0
             while st[WORK, I_HAND_INDEX] == hand and steps < max_decisions:
-                _apply(st, cd, p, sizes, deck, WORK, greedy_action(st, p, WORK))
+                rows.apply(st, cd, p, sizes, deck, WORK, greedy_action(st, p, WORK))
                 steps += 1
             value = rollout_points(st, p, WORK, seat, hand, others)
             if np.isnan(value):
@@ -239,17 +228,17 @@ class Rollouts:
     def __init__(self, num_players: int, rules: Rules) -> None:
         self.num_players = num_players
         self.rules = rules
-        self._vg = VectorGame(2, num_players, rules, seed=0, auto_reset=False)
-        self._st, self._cd = self._vg._st, self._vg._cd
+        self._state = VectorGame(2, num_players, rules, seed=0, auto_reset=False).state
         self._hand = -1
         self._legal: frozenset[int] = frozenset()
 
     def load(self, root: Game) -> None:
         """The decision's position (its hidden cards are replaced by each sample)."""
         # The root's generator is never drawn from (the work row's is): any state will do.
-        convert.load_game(self._vg, ROOT, root, export_state(self._st, WORK), determinized=True)
+        state = self._state
+        rows.load_game(state, ROOT, root, rows.export_state(state.st, WORK), determinized=True)
         self._hand = root.hand_index
-        self._legal = frozenset(self._vg.legal_actions(ROOT))
+        self._legal = frozenset(rows.legal_actions(state, ROOT))
 
     def values(
         self,
@@ -287,18 +276,17 @@ class Rollouts:
             raise ValueError(f"owners: allowed seats 0 to {n - 1}, or -1 for the stock")
         if cards.size and (cards.min() < 0 or cards.max() >= NUM_CARDS):
             raise ValueError(f"cards: allowed card indices 0 to {NUM_CARDS - 1}")
-        st = self._st
+        st = self._state.st
         held = np.bincount(owners[owners != _NO_SEAT], minlength=n)
         sizes = st[ROOT, S_HAND_LEN : S_HAND_LEN + n]
         if int(np.sum(owners == _NO_SEAT)) != st[ROOT, I_STOCK_LEN] or np.any(
             (held != 0) & (held != sizes)
         ):
             raise ValueError("owners: the sample's hand sizes or stock size differ from the root's")
-        load_state(st, WORK, generator_state)
+        rows.load_state(st, WORK, generator_state)
         out = np.empty((cards.shape[0], acts.shape[0]), np.float64)
-        vg = self._vg
-        exact = play_rollouts(st, self._cd, vg._params, vg._sizes, vg._deck, owners, cards, acts,
-                              seat, self._hand, float(others), max_decisions, out)  # fmt: skip
+        exact = play_rollouts(*self._state.arrays(), owners, cards, acts, seat, self._hand,
+                              float(others), max_decisions, out)  # fmt: skip
         if not exact:
             return None, dict(generator_state)
-        return out, export_state(self._st, WORK)
+        return out, rows.export_state(st, WORK)

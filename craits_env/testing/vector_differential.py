@@ -10,8 +10,8 @@ arithmetic) and the same "game over"; at each game's end the same final snapshot
 ``rebuild_every`` decisions the Python engine is also rebuilt from the vector's snapshot
 and generator (``Game.from_snapshot``) and must reproduce it.
 
-:func:`craits_env.testing.random_rules.random_config` draws configurations from the option space of
-the random-option invariant tests (a test checks that it covers every option of ``Rules``).
+:func:`craits_env.testing.random_rules.random_config` draws configurations from the option
+space of the random-option invariant tests (a test checks that it covers every option of ``Rules``).
 ``tests/test_vector_differential.py`` runs it in CI; ``experiments/vector_differential.py``
 is the documented longer run.
 """
@@ -30,8 +30,8 @@ from ..observation import ObservationEncoder, legal_mask
 from ..rewards import REWARD_MODES, game_rewards, hand_rewards
 from ..rules import Rules
 from ..seeding import derive_rng, derive_seed
-from ..testing.random_rules import random_config
-from .game import VectorGame
+from ..vector import VectorGame
+from .random_rules import random_config
 
 SHORT_SIZES = (1, 1, 2, 3)  # short_config's hand sizes
 
