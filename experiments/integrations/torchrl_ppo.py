@@ -123,7 +123,8 @@ def evaluate(
     start = time.perf_counter()
     for e in range(episodes):
         torch.manual_seed(EVAL_SEED + e)  # the random seats draw from torch's generator
-        env = make_env(kwargs)
+        aec = craits_v0.env(**kwargs)  # kept: its game gives the scores at the end
+        env = PettingZooWrapper(aec, use_mask=True)  # make_env's wrapper
         td = env.reset(seed=EVAL_SEED + e)
         with set_exploration_type(ExplorationType.DETERMINISTIC), torch.no_grad():
             data = env.rollout(100_000, policy, auto_reset=False, tensordict=td)
@@ -131,7 +132,7 @@ def evaluate(
             raise RuntimeError("evaluation game did not end within 100,000 steps")
         illegal += illegal_actions(data, list(env.group_map))
         steps += data.shape[0]
-        game = env._env.unwrapped.game
+        game = aec.unwrapped.game
         winners = game.winners()
         if seat in winners:
             wins += 1 / len(winners)
