@@ -9,6 +9,9 @@ The tests themselves are exempt from the private-name check (they may look insid
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import grimp
@@ -22,6 +25,12 @@ MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).
 PUBLIC_UNDERSCORE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+# Public modules that moved in 0.3.0: the old name warns once and is the new module until 0.4.
+MOVED = {
+    "craits_env.scenario": "craits_env.testing.scenario",
+    "craits_env.random_rules": "craits_env.testing.random_rules",
+    "craits_env.localray": "craits.localray",
+}
 
 
 def source_files(folders: tuple[str, ...], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
@@ -218,6 +227,25 @@ def test_no_source_file_is_over_700_lines() -> None:
     over = [f"{p.relative_to(ROOT)}: {n} lines" for p, n in sizes.items() if n > MAX_LINES]
     assert not over, "\n".join(over)
     assert len(sizes) > 100  # the folders were found
+
+
+def test_moved_modules_keep_their_old_names_for_one_release() -> None:
+    code = f"""
+        import importlib, warnings
+        for old, new in {MOVED!r}.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                module = importlib.import_module(old)
+            assert module is importlib.import_module(new), old
+            assert [(w.category, str(w.message)) for w in caught] == [(FutureWarning,
+                f"the module {{old!r}} is deprecated since craits 0.3.0 and goes in 0.4: "
+                f"import {{new}} instead")], caught
+        print("moved ok")
+    """
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "moved ok"
 
 
 def test_the_checks_find_what_they_look_for() -> None:
