@@ -119,16 +119,17 @@ def is_private(name: str) -> bool:
 
 
 def defined_names(tree: ast.Module) -> set[str]:
-    """Every name this module defines: functions, classes, assigned names and attributes
-    (``self._x = ...``), parameters."""
+    """Every name this module defines: functions, classes, assigned names, parameters and
+    the attributes it sets on ``self`` or ``cls`` (``self._x = ...``)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.attr)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                names.add(node.attr)
         elif isinstance(node, ast.arg):
             names.add(node.arg)
     return names
@@ -207,7 +208,7 @@ def private_uses_in(source: str, module: str, where: str) -> list[str]:
             elif isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
                 continue
             elif node.attr not in mine:
-                found.append((node.lineno, node.col_offset, f"reads .{node.attr}, not its own"))
+                found.append((node.lineno, node.col_offset, f"uses .{node.attr}, not its own"))
     return [f"{where}:{line}: {what}" for line, _, what in sorted(found)]
 
 
@@ -263,11 +264,13 @@ def test_the_checks_find_what_they_look_for() -> None:
         "    def use(self, other, game):\n"
         "        engine._peek()\n"
         "        deck._cut, other._own, game._deal(), self._x, cls._y\n"
+        "        game._stock = []\n"
         "        return other._replace(a=1), type(self).__name__\n"
     )
     assert private_uses_in(source, "craits_env.rules", "x.py") == [
         "x.py:2: imports _hidden",
         "x.py:8: reads engine._peek",
         "x.py:9: reads deck._cut",
-        "x.py:9: reads ._deal, not its own",
+        "x.py:9: uses ._deal, not its own",
+        "x.py:10: uses ._stock, not its own",
     ]
