@@ -51,7 +51,7 @@ from craits_env.vector.layout import (
     STOCK,
 )
 
-from .pimc import MAX_ROLLOUT_DECISIONS, ROLLOUT_VALUE
+from .rollout_policy import MAX_ROLLOUT_DECISIONS, ROLLOUT_VALUE
 
 MAX_DECISIONS = MAX_ROLLOUT_DECISIONS
 """A rollout stops after this many policy decisions."""

@@ -45,7 +45,8 @@ from typing import Any
 import numpy as np
 
 from craits.agents.hidden_cards import sample_hidden, seat_caps
-from craits.agents.pimc import ENDGAME, PIMCAgent, rollout_value
+from craits.agents.pimc import ENDGAME, PIMCAgent
+from craits.agents.rollout_policy import rollout_value
 from craits.agents.search_rollouts import Rollouts
 from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules

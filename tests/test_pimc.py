@@ -13,7 +13,8 @@ from craits.agents.arena import engine_table
 from craits.agents.base import RandomAgent
 from craits.agents.heuristics import ExpertAgent
 from craits.agents.hidden_cards import UNLIMITED, sample_hidden
-from craits.agents.pimc import DEFAULT_SIMULATIONS, ENDGAME, PIMCAgent, greedy_rollout_action
+from craits.agents.pimc import DEFAULT_SIMULATIONS, ENDGAME, PIMCAgent
+from craits.agents.rollout_policy import greedy_rollout_action
 from craits.agents.specs import make_agent
 from craits_env import (
     DECLARE,

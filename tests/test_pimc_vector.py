@@ -17,11 +17,10 @@ import numpy as np
 import pytest
 
 from craits.agents.hidden_cards import UNLIMITED, sample_hidden, seat_caps
-from craits.agents.pimc import (
-    ENGINES,
+from craits.agents.pimc import ENGINES, PIMCAgent
+from craits.agents.rollout_policy import (
     MAX_ROLLOUT_DECISIONS,
     ROLLOUT_VALUE,
-    PIMCAgent,
     greedy_rollout_action,
     rollout_value,
 )
