@@ -19,7 +19,7 @@ AGILERL_VENV := .venv-agilerl
 # (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-core test-rllib test-agilerl lint bench bench-peers install clean serve browser
+.PHONY: run demo test test-core test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
 
 # make test: everything (the dev extra: train, color, ray and the test tools).
 $(STAMP): pyproject.toml
@@ -64,6 +64,7 @@ test: $(STAMP) test-core browser
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy craits_env craits
 	$(PY) -m pytest
+	$(MAKE) --no-print-directory docs test-snippets
 	$(MAKE) --no-print-directory test-rllib test-agilerl
 
 # The core package alone (numpy, gymnasium, pettingzoo, numba): a fresh venv, no extra, outside the
@@ -110,6 +111,19 @@ $(AGILERL_VENV)/.installed: pyproject.toml
 test-agilerl: $(AGILERL_VENV)/.installed
 	$(AGILERL_VENV)/bin/python -m pytest tests/own_venv/agilerl
 
+# The docs site from docs/ (mkdocs-material + mkdocstrings): warnings are errors, so a broken
+# link or reference fails. Open site/index.html, or `make docs-serve` while editing.
+DOCS_ENV := NO_MKDOCS_2_WARNING=1
+docs: $(STAMP)
+	$(DOCS_ENV) $(VENV)/bin/mkdocs build --strict --quiet
+
+docs-serve: $(STAMP)
+	$(DOCS_ENV) $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8001
+
+# Every Python code block of the README and docs/ runs (pytest-markdown-docs).
+test-snippets: $(STAMP)
+	$(PY) -m pytest --markdown-docs -o addopts="-q" -p no:cacheprovider docs README.md
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check craits_env agents training craits deprecated
@@ -128,4 +142,4 @@ bench-peers: $(STAMP)
 	$(PY) experiments/bench_compare.py vector --seconds 10 --rounds 3
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis site

@@ -1,0 +1,116 @@
+"""MkDocs hook: pages that are generated from the code, so they never drift from it.
+
+A page asks for a generated block with an HTML comment on a line of its own:
+
+- ``<!-- generated: docstring MODULE -->`` — that module's docstring, as Markdown (the
+  environment's page is its module docstring, as PettingZoo's pages are);
+- ``<!-- generated: train-config -->`` — the reference of every ``TrainConfig`` field (type,
+  default, its one-line docstring), read from the dataclass's source;
+- ``<!-- generated: cli -->`` — ``craits --help`` and every subcommand's ``--help``, from the
+  argparse parsers themselves;
+- ``<!-- generated: file PATH -->`` — a file of the repository (``CHANGELOG.md``), its links to
+  ``docs/X`` made links to the page ``X``.
+
+Links from a page to ``../CHANGELOG.md`` (right on GitHub) become links to the changelog page.
+
+Sphinx-style roles in docstrings (``:class:`~a.b.C```, ``:mod:`x```) become inline code.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import importlib
+import inspect
+import io
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docstrings import markdown_of_docstring
+
+MARKER = re.compile(r"^<!-- generated: ([\w-]+)(?: ([\w./-]+))? -->$", re.M)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def module_docstring(name: str) -> str:
+    module = importlib.import_module(name)
+    if not module.__doc__:
+        raise ValueError(f"generated: docstring {name}: the module has no docstring")
+    return markdown_of_docstring(module.__doc__)
+
+
+def train_config_reference() -> str:
+    from craits.training import config
+
+    source = inspect.getsource(config.TrainConfig)
+    tree = ast.parse(source)
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    docs: dict[str, str] = {}
+    body = cls.body
+    for node, after in zip(body, [*body[1:], None], strict=True):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            is_doc = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            docs[node.target.id] = " ".join(after.value.value.split()) if is_doc else ""
+    rows = ["| key | type | default | what it is |", "|---|---|---|---|"]
+    defaults = config.TrainConfig()
+    for f in dataclasses.fields(config.TrainConfig):
+        if not docs.get(f.name):
+            raise ValueError(f"TrainConfig.{f.name} has no docstring")
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        default = getattr(defaults, f.name)
+        shown = config.to_toml(defaults).split(f"\n{f.name} = ", 1)
+        value = shown[1].split("\n", 1)[0] if len(shown) == 2 else repr(default)
+        rows.append(f"| `{f.name}` | `{kind}` | `{value}` | {_cell(docs[f.name])} |")
+    return "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    return markdown_of_docstring(text).replace("|", "\\|")
+
+
+def cli_reference() -> str:
+    from craits.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.choices and a.dest == "command")
+    parts = ["## `craits`", "", "```text", _help(parser), "```"]
+    for name, command in sub.choices.items():
+        parts += ["", f"## `craits {name}`", "", "```text", _help(command), "```"]
+    return "\n".join(parts)
+
+
+def _help(parser: Any) -> str:
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            parser.print_help()
+        return out.getvalue().rstrip()
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def generate(kind: str, arg: str | None) -> str:
+    if kind == "docstring" and arg:
+        return module_docstring(arg)
+    if kind == "train-config":
+        return train_config_reference()
+    if kind == "cli":
+        return cli_reference()
+    if kind == "file" and arg:
+        return re.sub(r"\]\(docs/([^)]+)\)", r"](\1)", (ROOT / arg).read_text())
+    raise ValueError(f"unknown generated block {kind!r} {arg or ''}")
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    markdown = markdown.replace("](../CHANGELOG.md)", "](changelog.md)")
+    return MARKER.sub(lambda m: generate(m.group(1), m.group(2)), markdown)
