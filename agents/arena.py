@@ -44,7 +44,7 @@ class Table:
     agents: Sequence[Agent | None]
     to_act: Callable[[], int | None]  # the seat to act; None once the game is over
     view: Callable[[int], Observation]
-    apply: Callable[[int], None]
+    apply: Callable[[int], object]  # what it returns (the events) is not read
     on_move: Callable[[int, int], None] | None = None  # called after each agent's move
     describe: Callable[[int, object], str] | None = None  # the position, for IllegalAction
     names: Sequence[str] | None = None  # each seat's name in messages (default: agent.name)
@@ -78,7 +78,7 @@ def engine_table(
     agents: Sequence[Agent | None],
     *,
     public: PublicGame | None = None,
-    apply: Callable[[int], None] | None = None,
+    apply: Callable[[int], object] | None = None,
     on_move: Callable[[int, int], None] | None = None,
     names: Sequence[str] | None = None,
     context: str = "",

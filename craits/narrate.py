@@ -6,11 +6,12 @@ play``: "player_2 played 7♣ — you drew 1 card (K♥)") or from above (``crai
 seat drew or holds during a hand; at a hand's end every hand is shown, as it is laid
 down for scoring, with what each 3 cancelled (R8.3).
 
-A decision can end a hand, and the engine deals the next one inside the same ``apply``;
-the narrator then asks ``hand_end(i)`` for the game as it stood when hand ``i`` was
-scored (:func:`craits_env.records.replay` with ``hands=i + 1`` gives exactly that).
-The ``…_by_hand`` methods give the same lines in parts, split after each hand's summary,
-for a caller that pauses between hands.
+It reads the events the engine returns (:mod:`craits_env.events`): ``after(game, player,
+action, events)`` with the events of ``game.apply(action)``, ``start(game)`` with the
+game's ``start_events``. A decision that ends a hand tells the hand's result from its
+``hand_end`` event and the next deal from its ``deal`` event, so telling a game costs
+the same at every hand. The ``…_by_hand`` methods give the same lines in parts, split
+after each hand's summary, for a caller that pauses between hands.
 
 A decision is one line, with what it caused after a dash ("you played 4♣ — skips
 player_1"). A suit call or a one-card declaration that lets an earlier card take effect
@@ -20,8 +21,7 @@ stands alone, and what followed gets its own line, named by that card: ``you dec
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from craits_env.actions import (
@@ -43,6 +43,7 @@ from craits_env.cards import (
     Rank,
 )
 from craits_env.engine import Game
+from craits_env.events import Drew, Event, HandScored, Reshuffled, Reversed, Skipped, WentOut
 from craits_env.rules import Rules
 from craits_env.scoring import GOING_OUT_BONUS, explain_hand, pressure_cost
 
@@ -68,23 +69,32 @@ class CardText:
 
 @dataclass
 class _Seen:
-    """What the narrator remembers of the game before a decision."""
+    """What the narrator remembers of the table before a decision."""
 
-    hand_index: int
-    hands: list[list[int]]
-    drawn: list[int]
-    pressures: list[int]
-    one_card_penalty_pending: list[bool]
-    went_out: list[int]
     count: int
     king_left: int
 
     @classmethod
     def of(cls, g: Game) -> _Seen:
-        return cls(
-            g.hand_index, [list(h) for h in g.hands], list(g.drawn), list(g.shuffle_pressures),
-            list(g.one_card_penalty_pending), list(g.went_out), g.count, g.king_left,
-        )  # fmt: skip
+        return cls(g.count, g.king_left)
+
+
+def _split(events: Sequence[Event]) -> tuple[list[Event], HandScored | None, list[list[Event]]]:
+    """``events`` cut at the hands' ends: what happened in the hand under way (up to its
+    ``hand_end``), that end (or ``None``), and each later hand from its ``deal`` on."""
+    current: list[Event] = []
+    scored: HandScored | None = None
+    later: list[list[Event]] = []
+    for e in events:
+        if e.kind == "deal":
+            later.append([e])
+        elif later:
+            later[-1].append(e)
+        elif isinstance(e, HandScored):
+            scored = e
+        else:
+            current.append(e)
+    return current, scored, later
 
 
 class Narrator:
@@ -93,7 +103,6 @@ class Narrator:
     Args:
         names: a name per seat (``player_0`` …).
         viewer: the seat whose point of view is told (it is "you"); ``None``: from above.
-        hand_end: ``hand_end(i)`` is the game as it stood when hand ``i`` was scored.
         cards: how cards are written.
     """
 
@@ -101,59 +110,60 @@ class Narrator:
         self,
         names: Sequence[str],
         viewer: int | None,
-        hand_end: Callable[[int], Game],
         cards: CardText | None = None,
     ) -> None:
         self.names = list(names)
         self.viewer = viewer
-        self._hand_end = hand_end
         self.text = cards or CardText()
         self._seen: _Seen | None = None
+        self._rules = Rules()
         self._pending: tuple[int, int, str] | None = None  # card, player, context
-        self._finished = 0  # hands already summarised
 
     # ------------------------------------------------------------------ public
 
     def who(self, seat: int) -> str:
         return "you" if seat == self.viewer else self.names[seat]
 
-    def start(self, game: Game) -> list[str]:
-        """Lines for the start of the game: hands that ended at once, then the first deal."""
-        return _joined(self.start_by_hand(game))
+    def start(self, game: Game, events: Sequence[Event] | None = None) -> list[str]:
+        """Lines for the start of the game: hands that ended at once, then the first deal;
+        ``events``: the game's ``start_events`` (the default)."""
+        return _joined(self.start_by_hand(game, events))
 
-    def start_by_hand(self, game: Game) -> list[list[str]]:
+    def start_by_hand(self, game: Game, events: Sequence[Event] | None = None) -> list[list[str]]:
         """:meth:`start`'s lines in parts, each hand's summary closing a part; the last
         part (the first deal, or nothing when the game is over) closes none."""
-        parts = self._finish_hands(game)
-        parts.append(self._hand_start(game) if not game.is_over else [])
+        self._rules = game.rules
+        _, _, hands = _split(game.start_events if events is None else events)
+        parts = self._later_hands(game, hands)
         self._seen = _Seen.of(game)
         return parts
 
-    def after(self, game: Game, player: int, action: int) -> list[str]:
-        """Lines for ``player``'s decision ``action``, just applied to ``game``."""
-        return _joined(self.after_by_hand(game, player, action))
+    def after(self, game: Game, player: int, action: int, events: Sequence[Event]) -> list[str]:
+        """Lines for ``player``'s decision ``action``, just applied to ``game``, which
+        returned ``events``."""
+        return _joined(self.after_by_hand(game, player, action, events))
 
-    def after_by_hand(self, game: Game, player: int, action: int) -> list[list[str]]:
+    def after_by_hand(
+        self, game: Game, player: int, action: int, events: Sequence[Event]
+    ) -> list[list[str]]:
         """:meth:`after`'s lines in parts, each hand's summary closing a part (a pause
         between hands goes between parts); the last part (the next deal, or nothing when
         the game is over) closes none. A hand that did not end gives one part."""
         before = self._seen
         if before is None:
             raise ValueError("Narrator.after before Narrator.start")
-        ended = len(game.hand_points) > before.hand_index
-        end = self._end_state(game, before.hand_index) if ended else game
-        line = self._decision(before, end, player, action)
-        resolved, extra = self._consequences(before, end, player, action, ended)
+        self._rules = game.rules
+        current, scored, later = _split(events)
+        line = self._decision(before, current, player, action)
+        resolved, extra = self._consequences(before, game, current, player, action, scored)
         if resolved is None or (action < NUM_CARDS and resolved[2] != "starter"):
             lines = [line + (" — " + "; ".join(extra) if extra else "")]
         else:  # a call or declaration let an earlier card take effect: say so apart
             lines = [line] + ([f"{self._card_of(*resolved)}: " + "; ".join(extra)] if extra else [])
-        if not ended:
+        if scored is None:
             parts = [lines]
         else:
-            parts = self._finish_hands(game, (before.hand_index, end))
-            parts[0] = lines + parts[0]
-            parts.append(self._hand_start(game) if not game.is_over else [])
+            parts = [lines + self.hand_summary(scored), *self._later_hands(game, later)]
         self._seen = _Seen.of(game)
         return parts
 
@@ -177,7 +187,7 @@ class Narrator:
 
     # ------------------------------------------------------------------ decisions
 
-    def _decision(self, before: _Seen, end: Game, p: int, action: int) -> str:
+    def _decision(self, before: _Seen, events: list[Event], p: int, action: int) -> str:
         t, who = self.text, self.who(p)
         if action < NUM_CARDS:
             if before.count:
@@ -187,7 +197,7 @@ class Narrator:
             self._pending = (action, p, "free" if before.king_left > 1 else "normal")
             return f"{who} played {t.card(action)}"
         if action == DRAW:
-            got = self._drawn(before, end, p, before.count or 1, None)
+            got = self._drawn(events, p, ("draw", "count"))
             if before.count:
                 return f"{who} took the count: {got}"
             return f"{who} {got}"
@@ -195,13 +205,19 @@ class Narrator:
             return f"{who} called {t.suit(action - CALL_BASE)}"
         if action == DECLARE:
             return f'{who} declared "one card"'
-        if end.rules.idiot_penalty == "draw_one":
-            got = self._drawn(before, end, p, 1, None)
+        if self._rules.idiot_penalty == "draw_one":
+            got = self._drawn(events, p, ("silence",))
             return f"{who} stayed silent (caught: {got} at once)"
         return f"{who} stayed silent (caught: two cards instead of the next turn)"
 
     def _consequences(
-        self, before: _Seen, end: Game, p: int, action: int, ended: bool
+        self,
+        before: _Seen,
+        game: Game,
+        events: list[Event],
+        p: int,
+        action: int,
+        scored: HandScored | None,
     ) -> tuple[tuple[int, int, str] | None, list[str]]:
         """What the decision caused: the card's function, draws, reshuffles, going out;
         with the card (card, player, context) that took effect now, if one did."""
@@ -209,33 +225,37 @@ class Narrator:
         pending = resolved = self._pending
         if pending is not None:
             card, owner, ctx = pending
-            waiting = end.phase in (PHASE_CALL_SUIT, PHASE_DECLARE) and (
-                ctx == "starter" or end.current_player == owner
+            waiting = game.phase in (PHASE_CALL_SUIT, PHASE_DECLARE) and (
+                ctx == "starter" or game.current_player == owner
             )
-            if ended or not waiting:
+            if scored is not None or not waiting:
                 self._pending = None
-                out += self._function(card, owner, ctx, end)
+                out += self._function(card, owner, ctx, events)
             else:
                 resolved = None
-        played = action if action < NUM_CARDS else None
-        own = {p: before.count or 1} if action == DRAW else {}
-        if action == STAY_SILENT and end.rules.idiot_penalty == "draw_one":
-            own = {p: 1}
-        n = end.num_players
-        for q in ((p + k) % n for k in range(n)):
-            for k in range(before.pressures[q] + 1, end.shuffle_pressures[q] + 1):
-                out.append(
-                    f"the stock ran out: {self.who(q)} paid a shuffle pressure of "
-                    f"{pressure_cost(k)} points"
-                )
-        for q in ((p + k) % n for k in range(n)):
-            owed = before.one_card_penalty_pending[q]
-            paid = owed and not end.one_card_penalty_pending[q]  # R7.1
-            delta = end.drawn[q] - before.drawn[q] - own.get(q, 0) - (2 if paid else 0)
+        own: tuple[str, ...] = ()  # the reasons of the decision's own draw
+        if action == DRAW:
+            own = ("draw", "count")
+        elif action == STAY_SILENT and self._rules.idiot_penalty == "draw_one":
+            own = ("silence",)
+        n = game.num_players
+        order = [(p + k) % n for k in range(n)]
+        for q in order:
+            for e in events:
+                if isinstance(e, Reshuffled) and e.seat == q:
+                    out.append(
+                        f"the stock ran out: {self.who(q)} paid a shuffle pressure of "
+                        f"{pressure_cost(e.pressure)} points"
+                    )
+        for q in order:
+            draws = [e for e in events if isinstance(e, Drew) and e.seat == q
+                     and not (q == p and e.reason in own)]  # fmt: skip
+            paid = any(e.reason == "one_card_penalty" for e in draws)  # R7.1
+            delta = sum(e.number for e in draws if e.reason != "one_card_penalty")
             if delta <= 0 and not paid:
                 continue
             who = self.who(q)
-            cards = "" if q in own else self._which(before, end, q, played if q == p else None)
+            cards = "" if q == p and own else self._which(q, draws)
             if paid and delta > 0:
                 text = f"{who} drew {_cards(delta)} and paid the one-card penalty"
                 out.append(f"{text}: two more cards, turn lost{cards}")
@@ -243,9 +263,7 @@ class Narrator:
                 out.append(f"{who} paid the one-card penalty: two cards{cards}, turn lost")
             else:
                 out.append(f"{who} drew {_cards(delta)}{cards}")
-        for q in end.went_out:
-            if q not in before.went_out:
-                out.append(f"{self.who(q)} went out")
+        out += [f"{self.who(e.seat)} went out" for e in events if isinstance(e, WentOut)]
         return resolved, out
 
     def _card_of(self, card: int, p: int, ctx: str) -> str:
@@ -255,53 +273,67 @@ class Narrator:
         owner = "your" if p == self.viewer else f"{self.names[p]}'s"
         return f"{owner} {self.text.card(card)}"
 
-    def _function(self, card: int, p: int, ctx: str, end: Game) -> list[str]:
-        """The effect of ``card`` played by ``p`` once it is resolved (R4, R5, R9)."""
+    def _function(self, card: int, p: int, ctx: str, events: list[Event]) -> list[str]:
+        """The effect of ``card`` played by ``p`` once it is resolved (R4, R5, R9), as the
+        ``events`` of its resolution tell it."""
         if ctx == "count":
             return []
         if ctx == "free":
             return ["no function in a king's sequence"]
-        rank, who, n = RANK_OF[card], self.who(p), end.num_players
-        face = end.rules.face_cards
+        rank, who = RANK_OF[card], self.who(p)
+        face = self._rules.face_cards
         if rank == Rank.TWO:
             return ["the count starts at 2"]
-        if rank == Rank.FOUR:
-            return [f"skips {self.who((p + end.direction) % n)}"]
         if rank == Rank.SIX:
             return [f"another play for {who}"]
-        if rank == Rank.TEN:
-            return ["play now goes " + ("left" if end.direction == 1 else "right")]
         if rank == Rank.KING and face:
             return [f"three more cards for {who}"]
-        if face and (rank == Rank.JACK or card == QUEEN_OF_SPADES):
-            victim = (p + end.direction) % n
-            return [f"{self.who(victim)} {'lose' if victim == self.viewer else 'loses'} the turn"]
-        return []
+        if rank == Rank.TEN:
+            turned = [e.direction for e in events if isinstance(e, Reversed)]
+            return ["play now goes " + ("left" if turned[:1] == [1] else "right")]
+        if rank == Rank.FOUR:
+            reasons: tuple[str, ...] = ("four",)
+        elif face and (rank == Rank.JACK or card == QUEEN_OF_SPADES):
+            reasons = ("jack", "queen_of_spades")
+        else:
+            return []
+        victims = [e.seat for e in events if isinstance(e, Skipped) and e.reason in reasons]
+        if not victims:
+            return []
+        if rank == Rank.FOUR:
+            return [f"skips {self.who(victims[0])}"]
+        victim = victims[0]
+        return [f"{self.who(victim)} {'lose' if victim == self.viewer else 'loses'} the turn"]
 
-    def _drawn(self, before: _Seen, end: Game, q: int, expected: int, played: int | None) -> str:
-        got = min(expected, end.drawn[q] - before.drawn[q])
+    def _drawn(self, events: list[Event], q: int, reasons: tuple[str, ...]) -> str:
+        draws = [e for e in events if isinstance(e, Drew) and e.seat == q and e.reason in reasons]
+        got = sum(e.number for e in draws)
         if got <= 0:
             return "could not draw: the cards ran out"
-        return f"drew {_cards(got)}" + self._which(before, end, q, played)
+        return f"drew {_cards(got)}" + self._which(q, draws)
 
-    def _which(self, before: _Seen, end: Game, q: int, played: int | None) -> str:
-        """`` (K♥ 4♣)``: the cards ``q`` gained, if the viewer may see them."""
+    def _which(self, q: int, draws: list[Drew]) -> str:
+        """`` (K♥ 4♣)``: the cards ``q`` drew, if the viewer may see them."""
         if self.viewer is not None and q != self.viewer:
             return ""
-        held = Counter(before.hands[q])
-        if played is not None:
-            held[played] -= 1
-        gained = sorted((Counter(end.hands[q]) - held).elements())
+        gained = sorted(c for e in draws for c in e.cards or ())
         return f" ({self.text.cards(gained)})" if gained else ""
 
     # ------------------------------------------------------------------ hands
 
-    def _end_state(self, game: Game, i: int) -> Game:
-        if game.is_over and len(game.hand_points) == i + 1:
-            return game  # the last hand: the finished game still holds it
-        return self._hand_end(i)
+    def _later_hands(self, game: Game, hands: list[list[Event]]) -> list[list[str]]:
+        """The parts of the hands dealt after a decision (or at the start): each hand that
+        ended before any decision, then the hand now under way (``[]`` once the game is over)."""
+        parts: list[list[str]] = []
+        for hand in hands:
+            _, scored, _ = _split(hand[1:])
+            if scored is not None:
+                lines = ["", f"Hand {scored.hand_index + 1}: the hand ended before any decision"]
+                parts.append(lines + self.hand_summary(scored))
+        parts.append(self._hand_start(game, hands[-1]) if hands and not game.is_over else [])
+        return parts
 
-    def _hand_start(self, game: Game) -> list[str]:
+    def _hand_start(self, game: Game, events: list[Event]) -> list[str]:
         sizes = game.rules.hand_sizes
         starter = game.discard[0]
         lines = [
@@ -317,51 +349,36 @@ class Narrator:
         extra: list[str] = []
         if game.phase not in (PHASE_CALL_SUIT, PHASE_DECLARE):
             self._pending = None
-            extra += self._function(starter, game.dealer, "starter", game)
+            extra += self._function(starter, game.dealer, "starter", events)
         for s in range(game.num_players):
-            if game.drawn[s]:
-                extra.append(f"{self.who(s)} drew {_cards(game.drawn[s])}")
+            drawn = sum(e.number for e in events if isinstance(e, Drew) and e.seat == s)
+            if drawn:
+                extra.append(f"{self.who(s)} drew {_cards(drawn)}")
         if extra:
             lines.append("  the starter counts as played by the dealer: " + "; ".join(extra))
         return lines
 
-    def _finish_hands(self, game: Game, decided: tuple[int, Game] | None = None) -> list[list[str]]:
-        """Summaries of the hands finished since the last call, one list of lines each;
-        ``decided``: the hand that a decision just ended and its end state (others ended
-        before any decision)."""
-        parts: list[list[str]] = []
-        while self._finished < len(game.hand_points):
-            i = self._finished
-            lines: list[str] = []
-            if decided is not None and decided[0] == i:
-                state = decided[1]
-            else:
-                state = self._end_state(game, i)
-                lines += ["", f"Hand {i + 1}: the hand ended before any decision"]
-            parts.append(lines + self.hand_summary(state, i, game.hand_points))
-            self._finished += 1
-        return parts
-
-    def hand_summary(self, end: Game, i: int, hand_points: Sequence[Sequence[int]]) -> list[str]:
-        """Hand ``i``'s points per player, with its cards, what the threes cancelled and
-        the penalties; ``end`` is the game as the hand was scored."""
-        rules: Rules = end.rules
+    def hand_summary(self, scored: HandScored) -> list[str]:
+        """A hand's points per player, with its cards, what the threes cancelled and the
+        penalties, from its ``hand_end`` event."""
+        rules: Rules = self._rules
         t = self.text
-        out = [self.who(s) for s in end.went_out]
+        i = scored.hand_index
+        n = len(scored.hands)
+        out = [self.who(s) for s in scored.went_out]
         head = f"Hand {i + 1} is over: " + (
             f"{', '.join(out)} went out" if out else "nobody went out"
         )
-        width = max(len(self.who(s)) for s in range(end.num_players))
+        width = max(len(self.who(s)) for s in range(n))
         lines = ["", head]
-        totals = [sum(p[s] for p in hand_points[: i + 1]) for s in range(end.num_players)]
-        for s, hand in enumerate(end.hands):
-            points = hand_points[i][s]
+        for s, hand in enumerate(scored.hands):
+            points = scored.points[s]
             notes: list[str] = []
-            if s in end.went_out:
+            if s in scored.went_out:
                 card_points = GOING_OUT_BONUS if rules.going_out_bonus else 0
                 shown = "(out)"
             else:
-                score = explain_hand(hand, rules)
+                score = explain_hand(list(hand), rules)
                 card_points = score.points
                 shown = t.cards(hand) or "(no cards)"
                 notes += [f"{t.card(a)} cancels {t.card(b)}" for a, b in score.cancelled]
@@ -372,8 +389,8 @@ class Narrator:
             if points != card_points:
                 notes.append(f"{points - card_points:+d} shuffle pressure")
             lines.append(
-                f"  {self.who(s):<{width}}  {points:>5} points  (total {totals[s]:>5})  {shown}"
-                + (f"  [{'; '.join(notes)}]" if notes else "")
+                f"  {self.who(s):<{width}}  {points:>5} points  (total {scored.scores[s]:>5})"
+                f"  {shown}" + (f"  [{'; '.join(notes)}]" if notes else "")
             )
         return lines
 

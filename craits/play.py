@@ -5,7 +5,8 @@ a pipe — and everything is written as plain lines (colours only on a terminal)
 game can be scripted and tested. Before each decision the table is shown: the hand
 dealt, the top card, the active suit, the count, the direction, each player's cards
 and score, and the moves allowed now. Every other seat is an agent spec
-(:func:`craits.agents.specs.make_agent`), seeded from ``seed``.
+(:func:`craits.agents.specs.make_agent`), seeded from ``seed``: the table is
+:class:`craits.table.HumanTable`, the one ``craits serve`` seats too.
 
 Moves, typed at the prompt (case does not matter):
 
@@ -38,9 +39,9 @@ import os
 import secrets
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
-from craits.agents.arena import IllegalAction, engine_table
+from craits.agents.arena import IllegalAction
 from craits_env.actions import (
     CALL_BASE,
     DECLARE,
@@ -53,12 +54,11 @@ from craits_env.actions import (
 )
 from craits_env.cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, parse_card
 from craits_env.engine import Game
-from craits_env.public import PublicGame
-from craits_env.records import HUMAN, GameRecorder, append_record, replay
-from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from craits_env.seeding import derive_seed
+from craits_env.records import append_record
+from craits_env.rules import Rules
 
-from .narrate import SUIT_NAMES, CardText, Narrator
+from .narrate import SUIT_NAMES, CardText
+from .table import HumanTable
 from .terminal import Terminal
 
 HELP = "help"
@@ -235,10 +235,6 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
 # ----------------------------------------------------------------------------- the game
 
 
-def _agent_seed(seed: int, seat: int) -> int:
-    return derive_seed(seed, seat)
-
-
 class _Stopped(Exception):
     """The human stopped at a pause between hands while the bots were moving."""
 
@@ -262,16 +258,6 @@ class PlaySession:
         interactive: bool | None = None,
         errors: TextIO | None = None,
     ) -> None:
-        from craits.agents.specs import make_agent
-
-        n = len(opponents) + 1
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(
-                f"opponents: got {len(opponents)}, allowed {MIN_PLAYERS - 1} to {MAX_PLAYERS - 1}"
-            )
-        if not 0 <= seat < n:
-            raise ValueError(f"seat: got {seat}, allowed 0 to {n - 1} for {n} players")
-        self.seat = seat
         self.seed = secrets.randbelow(2**31) if seed is None else seed
         self.term = terminal
         self.interactive = terminal.interactive if interactive is None else interactive
@@ -279,30 +265,20 @@ class PlaySession:
         self.invalid_in_a_row = 0
         self.text = CardText()
         self.record_path = record
-        specs = list(opponents)
-        self.seats = [*specs[:seat], HUMAN, *specs[seat:]]
-        self.agents: dict[int, Any] = {}
-        for s, spec in enumerate(self.seats):
-            if s != seat:
-                agent = self.agents[s] = make_agent(
-                    spec, _agent_seed(self.seed, s), num_players=n, rules=rules
-                )
-                agent.reset(_agent_seed(self.seed, s))
-        self.game = Game(n, rules, seed=self.seed, record=True)
-        self.public = PublicGame(self.game)
-        self.recorder = GameRecorder(
-            self.game, self.seats, seed=self.seed, meta={"source": "craits play"},
-            apply=self.public.apply,
-        )  # fmt: skip
-        names = [f"player_{s}" for s in range(n)]
-        self.labels = [
-            f"you (player_{s})" if s == seat else f"player_{s} ({spec})"
-            for s, spec in enumerate(self.seats)
-        ]
-        self.narrator = Narrator(names, seat, self._hand_end, self.text)
+        self.table = HumanTable(opponents, seat=seat, seed=self.seed, rules=rules,
+                                source="craits play", text=self.text)  # fmt: skip
+        self.table.on_told = self._told
+        self.seat = seat
+        self.seats = self.table.seats
+        self.game = self.table.game
+        self.labels = self.table.labels
+        self.narrator = self.table.narrator
 
-    def _hand_end(self, i: int) -> Game:
-        return replay(self.recorder.record(), hands=i + 1, verify=False)
+    def _told(self, hand: int, parts: list[list[str]]) -> None:
+        """Say a decision's lines (the table calls it); a stop at a pause ends the game."""
+        told = self._tell(parts)
+        if told != _GO_ON:
+            raise _Stopped(told)
 
     def run(self) -> int:
         """Play to the end; the exit status (see the module docstring)."""
@@ -316,23 +292,15 @@ class PlaySession:
         term.say(*(f"  {label}" for label in self.labels))
         status = 1
         try:
-            told = self._tell(self.narrator.start_by_hand(game))
+            told = self._tell(self.table.start())
             status = self._loop() if told == _GO_ON else self._stop(told)
         finally:
             self._save()
         return status
 
-    def _after_bot(self, player: int, action: int) -> None:
-        """Narrate a bot's move (the arena calls it); a stop at a pause ends the bots' run."""
-        told = self._tell(self.narrator.after_by_hand(self.game, player, action))
-        if told != _GO_ON:
-            raise _Stopped(told)
-
     def _loop(self) -> int:
         term, game = self.term, self.game
-        seated = [self.agents.get(s) for s in range(len(self.seats))]  # None: the human
-        bots = engine_table(game, seated, public=self.public, apply=self.recorder.apply,
-                            on_move=self._after_bot, names=self.seats)  # fmt: skip
+        bots = self.table.bots()
         while not game.is_over:
             p = game.current_player
             if p != self.seat:
@@ -359,10 +327,10 @@ class PlaySession:
                 choice = self._ask()
             if choice is None or isinstance(choice, str):
                 return self._stop(choice)
-            self.recorder.apply(choice)
-            told = self._tell(self.narrator.after_by_hand(game, p, choice))
-            if told != _GO_ON:
-                return self._stop(told)
+            try:
+                self.table.decide(choice)
+            except _Stopped as stop:
+                return self._stop(stop.why)
         term.say("", *self.narrator.standings(game, self.labels))
         return 0
 
@@ -422,7 +390,7 @@ class PlaySession:
     def _save(self) -> None:
         if self.record_path is None:
             return
-        append_record(self.record_path, self.recorder.record())
+        append_record(self.record_path, self.table.record())
         self.term.say(f"The game record was appended to {os.fspath(self.record_path)}.")
 
 

@@ -12,9 +12,11 @@ the input it goes on without waiting). Problems raise
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from craits_env.engine import Game
+from craits_env.events import Event
 from craits_env.records import RecordError, read_records, replay
 from craits_env.rules import Rules
 
@@ -83,7 +85,7 @@ def _show_one(
     _check(path, line, record)  # the whole game replays before any of it is shown
     n = record["num_players"]
     names = [f"player_{s}" for s in range(n)]
-    narrator = Narrator(names, None, lambda i: replay(record, hands=i + 1, verify=False))
+    narrator = Narrator(names, None)
     rules = Rules.from_dict(record["rules"])
     term.say(
         f"Craits game record: {os.fspath(path)} line {line} — {n} players, "
@@ -98,12 +100,12 @@ def _show_one(
     counter = [0]
     stepping = [step]
 
-    def start(game: Game) -> None:
-        term.say(*narrator.start(game))
+    def start(game: Game, events: Sequence[Event]) -> None:
+        term.say(*narrator.start(game, events))
 
-    def decision(game: Game, player: int, action: int) -> None:
+    def decision(game: Game, player: int, action: int, events: list[Event]) -> None:
         counter[0] += 1
-        first, *rest = narrator.after(game, player, action)
+        first, *rest = narrator.after(game, player, action, events)
         term.say(f"{counter[0]:>5}. {first}", *rest)
         if stepping[0] and not game.is_over:
             answer = term.ask("[Enter: next decision, q: stop] ")

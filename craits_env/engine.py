@@ -52,6 +52,20 @@ from .cards import (
     parse_card,
 )
 from .deck import as_order, deck_cards, draw_first_dealer, remove_cards, shuffled
+from .events import (
+    Called,
+    Dealt,
+    Declared,
+    Drew,
+    Event,
+    GameOver,
+    HandScored,
+    Played,
+    Reshuffled,
+    Reversed,
+    Skipped,
+    WentOut,
+)
 from .rules import Rules, check_num_players
 from .scoring import GOING_OUT_BONUS, PRESSURE_BASE, score_ranks
 
@@ -153,6 +167,7 @@ class Game:
         "_deal_log",
         "_deck_key",
         "_deck_top",
+        "_events",
         "_hand_penalties",
         "_legal",
         "_pend_card",
@@ -185,6 +200,7 @@ class Game:
         "rules",
         "scores",
         "shuffle_pressures",
+        "start_events",
         "went_out",
     )  # fmt: skip
     rules: Rules
@@ -225,6 +241,8 @@ class Game:
     _script_deals: list[bytes]
     _script_reshuffles: list[list[bytes]]
     _deck_top: list[int] | None
+    _events: list[Event]  # the events of the apply in progress
+    start_events: tuple[Event, ...]  # what happened as the game was made: the first deal(s)
 
     def __init__(
         self,
@@ -281,7 +299,9 @@ class Game:
         self._deal_log = [] if record else None
         self._reshuffle_log = [] if record else None
         self._legal = None
+        self._events = []
         self._advance()
+        self.start_events = tuple(self._events)
 
     # ------------------------------------------------------------------ queries
 
@@ -358,8 +378,9 @@ class Game:
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, action: int) -> None:
-        """Apply the current player's decision ``action`` and every automatic event after it.
+    def apply(self, action: int) -> list[Event]:
+        """Apply the current player's decision ``action`` and every automatic event after it;
+        the events it caused, in order (:mod:`craits_env.events`).
 
         Raises ``ValueError`` naming the action and the legal ones if it is not
         legal now; the state is then unchanged.
@@ -373,10 +394,12 @@ class Game:
         self._legal = None
         p = self.current_player
         phase = self.phase
+        events: list[Event] = []
+        self._events = events
         try:
             if phase == PHASE_PLAY:
                 if action == DRAW:
-                    self._draw(p, 1)  # R3.3; ends a 6's extra play or a king's sequence
+                    self._draw(p, 1, "draw")  # R3.3; ends a 6's extra play or a king's sequence
                     self.king_left = 0
                     self._begin_turn(self._next(p))
                 else:
@@ -387,19 +410,21 @@ class Game:
                 else:
                     self._play_in_count(p, action)
             elif phase == PHASE_CALL_SUIT:
-                self.active_suit = action - CALL_BASE  # R3.2
+                self.active_suit = suit = action - CALL_BASE  # R3.2
+                events.append(Called(p, suit))
                 self._after_call(p)
             else:
                 self._declared(p, action == DECLARE)
         except _HandOver:
             self._advance()
-            return
+            return events
         self.hand_decisions += 1
         if self.hand_decisions >= self.rules.hand_decision_limit:  # R12
             try:
-                self._end_hand()
+                self._end_hand("decision_limit")
             except _HandOver:
                 self._advance()
+        return events
 
     def _reject(self, action: object, legal: tuple[int, ...]) -> None:
         """Return if ``action`` is a legal id in another integer type (numpy); else raise."""
@@ -424,6 +449,7 @@ class Game:
         """Play ``card`` outside the count (R3.4)."""
         self.hands[p].remove(card)
         self.discard.append(card)
+        self._events.append(Played(p, card))
         self.active_suit = SUIT_OF[card]
         rank = RANK_OF[card]
         self.jack_run = self.jack_run + 1 if rank == _JACK else 0  # R9.1
@@ -443,6 +469,7 @@ class Game:
         """Play an ace (+1) or a two (+2) in the count (R5.2, R5.4)."""
         self.hands[p].remove(card)
         self.discard.append(card)
+        self._events.append(Played(p, card))
         self.active_suit = SUIT_OF[card]
         self.jack_run = 0
         self.count += 1 if RANK_OF[card] == _A else 2
@@ -460,11 +487,12 @@ class Game:
         self._resolve(p)
 
     def _declared(self, p: int, declared: bool) -> None:
+        self._events.append(Declared(p, declared))
         if not declared:  # R7.1 "idiot!"
             if self.rules.idiot_penalty == "forfeit":
                 self.one_card_penalty_pending[p] = True
             else:
-                self._draw(p, 1)  # R7.2 draw_one: at once, before the function
+                self._draw(p, 1, "silence")  # R7.2 draw_one: at once, before the function
         if self._deal_declarers:  # R7.3: declarations right after the deal
             self._deal_declarers.pop()
             if self._deal_declarers:
@@ -476,10 +504,10 @@ class Game:
 
     def _take_count(self, p: int) -> None:
         """R5.3: draw as many cards as the count; the count ends."""
-        self._draw(p, self.count)  # a went-out taker is back in the hand (R6.2 option)
+        self._draw(p, self.count, "count")  # a went-out taker is back in the hand (R6.2 option)
         self.count = 0
         if self.went_out:  # R6.2: the hand ends when the count ends
-            self._end_hand()
+            self._end_hand("count_ended")
         self._begin_turn(self._next(p))
 
     # ------------------------------------------------------------------ resolution
@@ -509,27 +537,32 @@ class Game:
             return
         if rank == _TEN:  # R3.5: reverse first
             self.direction = -self.direction
+            self._events.append(Reversed(p, self.direction))
         nxt = self._next(p)
         if rank == _FOUR:  # R4, R4.2
+            self._events.append(Skipped(nxt, "four"))
             nxt = self._next(nxt)
         elif rank == _FIVE:  # every other player, in turn order from the next one
             q = nxt
             for _ in range(self.num_players - 1):
-                self._draw(q, 1)
+                self._draw(q, 1, "five")
                 q = self._next(q)
         elif rank == _SEVEN:  # R4.3: next_but_one hits the next player at two or three players
             far = rules.seven_hits == "next_but_one" and self.num_players > 3
-            self._draw(self._next(nxt) if far else nxt, 1)
+            self._draw(self._next(nxt) if far else nxt, 1, "seven")
         elif rules.face_cards:
             if rank == _JACK:  # R9.1, R9.4
-                self._draw(nxt, 2 * self.jack_run)
+                self._draw(nxt, 2 * self.jack_run, "jack")
+                self._events.append(Skipped(nxt, "jack"))
                 nxt = self._next(nxt)
             elif card == QUEEN_OF_SPADES:  # R9.2
-                self._draw(nxt, 5)
+                self._draw(nxt, 5, "queen_of_spades")
+                self._events.append(Skipped(nxt, "queen_of_spades"))
                 nxt = self._next(nxt)
         if not self.hands[p]:  # R6.1: fully resolved and no card left
             self.went_out.append(p)
-            self._end_hand()
+            self._events.append(WentOut(p))
+            self._end_hand("went_out")
         self._begin_turn(nxt)
 
     def _continue_count(self, p: int) -> None:
@@ -538,8 +571,9 @@ class Game:
         returning = self.rules.count_out_can_return
         if not hands[p]:
             self.went_out.append(p)
+            self._events.append(WentOut(p))
             if not any(hands):  # R6.2: nobody holds a card, with or without the option
-                self._end_hand()
+                self._end_hand("no_cards")
         q = self._next(p)
         if not returning:
             while not hands[q]:  # those who went out are passed over
@@ -557,7 +591,8 @@ class Game:
         pending = self.one_card_penalty_pending
         while pending[q]:
             pending[q] = False
-            self._draw(q, 2)
+            self._draw(q, 2, "one_card_penalty")
+            self._events.append(Skipped(q, "one_card_penalty"))
             q = self._next(q)
             if self.count and not self.rules.count_out_can_return:
                 while not self.hands[q]:
@@ -571,22 +606,37 @@ class Game:
 
     # ------------------------------------------------------------------ cards
 
-    def _draw(self, p: int, k: int) -> None:
-        """``p`` draws ``k`` cards one at a time, reshuffling when the stock is empty (R10)."""
+    def _draw(self, p: int, k: int, reason: str) -> None:
+        """``p`` draws ``k`` cards one at a time, reshuffling when the stock is empty (R10);
+        one ``draw`` event per run of cards that no reshuffle interrupts."""
         hand = self.hands[p]
         stock = self._stock
         went_out = self.went_out
         # R6.2 count_out_can_return: a went-out player who draws (the count, a one-card
         # penalty, R7.1) holds cards again and leaves went_out with the first card.
         back = bool(went_out) and p in went_out
+        if k == 1 and stock and not back:  # the usual draw, made short
+            card = stock.pop()
+            insort(hand, card)
+            self.drawn[p] += 1
+            self._events.append(Drew(p, 1, (card,), reason))
+            return
+        got: list[int] = []
         for _ in range(k):
             if not stock:
+                if got:
+                    self._events.append(Drew(p, len(got), tuple(got), reason))
+                    got = []
                 self._reshuffle(p)
-            insort(hand, stock.pop())
+            card = stock.pop()
+            insort(hand, card)
+            got.append(card)
             if back:
                 went_out.remove(p)
                 back = False
         self.drawn[p] += k
+        if got:
+            self._events.append(Drew(p, len(got), tuple(got), reason))
 
     def _reshuffle(self, p: int) -> None:
         """R10.1 / R10.2: the drawing player takes a shuffle pressure."""
@@ -596,7 +646,8 @@ class Game:
         self._hand_penalties[p] += cost
         discard = self.discard
         if len(discard) <= 1:  # R10.2
-            self._end_hand()
+            self._events.append(Reshuffled(p, k, cost, (), ()))
+            self._end_hand("stock_exhausted")
         cards = discard[:-1]
         del discard[:-1]
         h, i = self.hand_index, len(self._reshuffles)
@@ -607,6 +658,7 @@ class Game:
             rng = self._need_rng(f"reshuffle {i} of hand {h}")
             order = shuffled(cards, rng)
         self._reshuffles.append(order)
+        self._events.append(Reshuffled(p, k, cost, tuple(sorted(order)), tuple(order)))
         stock = self._stock  # refilled in place: _draw holds a reference
         stock[:] = order
         stock.reverse()
@@ -626,6 +678,7 @@ class Game:
         self.phase = PHASE_GAME_OVER
         self.current_player = NO_PLAYER
         self._legal = ()
+        self._events.append(GameOver(tuple(self.winners()), tuple(self.scores)))
 
     def _start_hand(self) -> None:
         """R2.3 the deal, R7.3 declarations on the deal, R2.5 the starter."""
@@ -669,6 +722,9 @@ class Game:
         self._pend_card = starter
         self._pend_ctx = _CTX_STARTER
         self._legal = None
+        self._events.append(
+            Dealt(idx, d, direction, h, tuple(map(tuple, hands)), starter, bytes(order))
+        )
         rules = self.rules
         if h == 1 and rules.one_card_on_deal and rules.one_card == "declare":  # R7.3
             # A stack: the last seat to declare (the dealer) at the bottom.
@@ -691,8 +747,9 @@ class Game:
             return
         self._resolve(d)
 
-    def _end_hand(self) -> NoReturn:
-        """Score the hand (R8), move the deal (R2.4), and raise :class:`_HandOver`."""
+    def _end_hand(self, reason: str) -> NoReturn:
+        """Score the hand (R8), move the deal (R2.4), and raise :class:`_HandOver`;
+        ``reason``: why it ends (a ``hand_end`` event's reason)."""
         rules = self.rules
         out_points = GOING_OUT_BONUS if rules.going_out_bonus else 0
         went_out = self.went_out
@@ -705,6 +762,10 @@ class Game:
             self.scores[s] += card_points
             points.append(card_points + self._hand_penalties[s])
         self.hand_points.append(tuple(points))
+        self._events.append(HandScored(
+            self.hand_index, reason, tuple(map(tuple, self.hands)), tuple(went_out),
+            tuple(points), tuple(self.scores), tuple(self.shuffle_pressures),
+        ))  # fmt: skip
         self.hand_index += 1
         if rules.dealer_follows_direction and self.direction == -1:
             self.dealer = (self.dealer - 1) % self.num_players
@@ -745,6 +806,7 @@ class Game:
         """Unpickling (a training checkpoint's games in flight), older pickles included: the
         penalty flag's earlier name and a ``None`` current player at the end map to today's."""
         _, slots = state if isinstance(state, tuple) else (None, state)
+        self._events, self.start_events = [], ()  # pickles made before events
         for name, value in (slots or {}).items():
             name = _RENAMED_SLOTS.get(name, name)
             if name == "current_player" and value is None:
@@ -799,6 +861,8 @@ class Game:
         g._script_deals = self._script_deals
         g._script_reshuffles = self._script_reshuffles
         g._deck_top = self._deck_top
+        g._events = []
+        g.start_events = self.start_events
         if rng is not None:
             g._rng, g._rng_state = rng, None
         elif self._rng is not None:
@@ -846,6 +910,7 @@ class Game:
         g._script_deals = []
         g._script_reshuffles = []
         g._deck_top = None
+        g.start_events = ()
         return g
 
     # ------------------------------------------------------------------ inspection

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from .cards import CARD_STRS, NUM_CARDS, parse_cards
 from .engine import Game
+from .events import Called, Drew, Event, HandScored, Played, Reshuffled
 from .observation import ObservationEncoder, legal_mask
 
 _OBS_KEYS = ("observation", "action_mask")
@@ -67,7 +67,7 @@ def _call(value: object, name: str) -> tuple[int, int] | None:
 
 
 class PublicTracker:
-    """Public inferences over one game, updated around every decision.
+    """Public inferences over one game, updated from each decision's events (:meth:`observe`).
 
     A player who draws instead of playing (R3.3, without ``voluntary_draw``)
     shows it holds no card of the active suit and no 8 or 9; one who takes the
@@ -104,26 +104,34 @@ class PublicTracker:
         self._called = [None] * n
         self.played = [[] for _ in range(n)]
 
-    def apply(self, game: Game, action: int) -> None:
-        """Apply ``action`` to ``game`` and record what it showed publicly."""
-        p = game.current_player
-        phase = game.phase
-        suit = game.active_suit
-        base = game.drawn[p]  # draws from here on are unknown cards
-        game.apply(action)
-        if game.hand_index != self._hand_index:
-            self._new_hand()
+    def observe(self, events: list[Event]) -> None:
+        """Take what one decision showed publicly: the ``events`` the game's ``apply``
+        returned (only the public facts of them are read)."""
+        if any(isinstance(e, HandScored) for e in events):
+            self._new_hand()  # everything inferred was about the hand that ended
             return
-        if action < NUM_CARDS:
-            self.played[p].append(action)
-        elif action == DRAW and not game.rules.voluntary_draw:
-            if phase == PHASE_PLAY:  # no card of the active suit, no 8 or 9 (R3.1)
-                self._void_base[p][suit] = base
-                self._no_wild_base[p] = base
-            elif phase == PHASE_COUNT:  # no ace or two (R5.3)
-                self._no_count_base[p] = base
-        elif phase == PHASE_CALL_SUIT and CALL_BASE <= action < DECLARE:  # R4
-            self._called[p] = (action - CALL_BASE, base)
+        # The decision's own event comes first, after the reshuffle a draw may need.
+        first = next((e for e in events if not isinstance(e, Reshuffled)), None)
+        game = self._game
+        if isinstance(first, Played):
+            self.played[first.seat].append(first.card)
+            return
+        if isinstance(first, Drew):
+            reason = first.reason
+            if reason not in ("draw", "count") or game.rules.voluntary_draw:
+                return
+        elif not isinstance(first, Called):
+            return
+        p = first.seat
+        # Draws from the decision on are unknown cards: the counter as it was before it.
+        base = game.drawn[p] - sum(e.number for e in events if isinstance(e, Drew) and e.seat == p)
+        if isinstance(first, Called):  # R4
+            self._called[p] = (first.suit, base)
+        elif first.reason == "draw":  # no card of the active suit, no 8 or 9 (R3.1)
+            self._void_base[p][game.active_suit] = base  # a draw leaves the suit as it was
+            self._no_wild_base[p] = base
+        else:  # no ace or two in the count (R5.3)
+            self._no_count_base[p] = base
 
     def state(self) -> dict[str, Any]:
         """What the tracker has inferred in this hand, as a JSON-serialisable dict."""
@@ -196,7 +204,6 @@ class PublicGame:
     def __init__(self, game: Game, encoder: ObservationEncoder | None = None) -> None:
         self.game = game
         self.tracker = PublicTracker(game)
-        self._apply = self.tracker.apply
         self._encoder = encoder
         self.views = [SeatView(self, s) for s in range(game.num_players)]
 
@@ -206,8 +213,11 @@ class PublicGame:
             self._encoder = ObservationEncoder(self.game.num_players, self.game.rules)
         return self._encoder
 
-    def apply(self, action: int) -> None:
-        self._apply(self.game, action)
+    def apply(self, action: int) -> list[Event]:
+        """Apply ``action`` to the game, let the tracker observe it; the events."""
+        events = self.game.apply(action)
+        self.tracker.observe(events)
+        return events
 
     def view(self, seat: int) -> SeatView:
         return self.views[seat]

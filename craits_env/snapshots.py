@@ -286,6 +286,7 @@ def game_from_snapshot(s: Any) -> Game:
     g._rng = g._rng_state = None
     g._script_deals, g._script_reshuffles = [], []
     g._deal_log = g._reshuffle_log = None
+    g._events, g.start_events = [], ()
     if "resume" in s:
         _resume_from_snapshot(g, s["resume"], deck)
 

@@ -30,7 +30,7 @@ from craits.terminal import Terminal
 from craits_env import CALL_BASE, DECLARE, DRAW, STAY_SILENT, Phase, Rules, card_str, score_hand
 from craits_env.cards import make_deck
 from craits_env.engine import Game
-from craits_env.records import GameRecorder, read_records, replay
+from craits_env.records import read_records, replay
 from craits_env.scoring import explain_hand
 from craits_env.testing.scenario import stacked_game
 
@@ -136,20 +136,14 @@ def test_narration_over_random_games_and_options() -> None:
     r = random.Random(3)
     for i in range(50):
         n, rules = random_config(r)
-        game = Game(n, rules, seed=i, record=True)
-        recorder = GameRecorder(game, ["random"] * n)
+        game = Game(n, rules, seed=i)
         viewer = r.choice((None, r.randrange(n)))
-
-        def hand_end(k: int, recorder: GameRecorder = recorder) -> Game:
-            return replay(recorder.record(), hands=k + 1, verify=False)
-
-        narrator = Narrator([f"player_{s}" for s in range(n)], viewer, hand_end)
+        narrator = Narrator([f"player_{s}" for s in range(n)], viewer)
         lines = narrator.start(game)
         while not game.is_over:
             legal, p = game.legal_actions(), game.current_player
             action = legal[r.randrange(len(legal))]
-            recorder.apply(action)
-            told = narrator.after(game, p, action)
+            told = narrator.after(game, p, action, game.apply(action))
             assert told[0].startswith("you " if p == viewer else f"player_{p} ")
             lines += told
         assert sum(" is over: " in line for line in lines) == len(rules.hand_sizes)
@@ -163,19 +157,19 @@ def test_a_cards_effect_gets_its_own_line_after_the_declaration() -> None:
     """4♣ played down to one card takes effect after the declaration (R7.1): the
     declaration is one line, the skip the next, never 'declared "one card" — skips …'."""
     g = stacked_game([["4c", "5h"], ["2d", "3d"], ["6d", "Td"]], "Qc", dealer=2)
-    narrator = Narrator(["player_0", "player_1", "player_2"], 0, lambda i: g)
+    narrator = Narrator(["player_0", "player_1", "player_2"], 0)
     narrator.start(g)
-    g.apply(g.legal_actions()[0])
-    assert narrator.after(g, 0, 3) == ["you played 4♣"]
-    g.apply(DECLARE)
-    assert narrator.after(g, 0, DECLARE) == ['you declared "one card"', "your 4♣: skips player_1"]
+    events = g.apply(g.legal_actions()[0])
+    assert narrator.after(g, 0, 3, events) == ["you played 4♣"]
+    events = g.apply(DECLARE)
+    assert narrator.after(g, 0, DECLARE, events) == ['you declared "one card"',
+                                                     "your 4♣: skips player_1"]  # fmt: skip
     assert g.current_player == 2
-    from_above = Narrator(["player_0", "player_1", "player_2"], None, lambda i: g)
+    from_above = Narrator(["player_0", "player_1", "player_2"], None)
     g = stacked_game([["6c", "5h"], ["2d", "3d"], ["6d", "Td"]], "Qc", dealer=2)
     from_above.start(g)
     for action in (g.legal_actions()[0], STAY_SILENT):
-        g.apply(action)
-        told = from_above.after(g, 0, action)
+        told = from_above.after(g, 0, action, g.apply(action))
     assert told == ["player_0 stayed silent (caught: two cards instead of the next turn)",
                     "player_0's 6♣: another play for player_0"]  # fmt: skip
 

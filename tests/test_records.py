@@ -84,10 +84,12 @@ def test_unfinished_game_records_and_replays() -> None:
     assert replay(record).snapshot() == game.snapshot()
 
 
-def test_recorder_refuses_a_game_without_deck_orders_and_skips_illegal_actions() -> None:
-    with pytest.raises(ValueError, match="record=True"):
-        GameRecorder(Game(2, seed=0), ["random", "random"])
-    game = Game(2, seed=0, record=True)
+def test_recorder_refuses_a_game_under_way_and_skips_illegal_actions() -> None:
+    game = Game(2, seed=0)
+    game.apply(game.legal_actions()[0])
+    with pytest.raises(ValueError, match="before its first decision"):
+        GameRecorder(game, ["random", "random"])  # its deals are known from its events only
+    game = Game(2, seed=0)  # no record=True: the recorder reads the deals from the events
     recorder = GameRecorder(game, ["random", "random"])
     with pytest.raises(ValueError, match="illegal action"):
         recorder.apply(58 if game.phase != Phase.DECLARE else 0)

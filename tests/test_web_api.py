@@ -88,8 +88,9 @@ def test_a_seed_deals_the_game_craits_play_deals(c: Any) -> None:
     session = c.app.state.store.get(game_id, token)
     terminal = Terminal(io.StringIO(), io.StringIO())
     play = PlaySession(["expert", "random"], terminal, seat=2, seed=42, interactive=False)
-    assert session.game.deck_orders()[0][0] == play.game.deck_orders()[0][0]
+    assert session.game.start_events == play.game.start_events  # the same first deal
     assert session.seats == play.seats
+    assert type(session.table) is type(play.table)  # one table: craits.table.HumanTable
 
 
 def test_a_fresh_seed_stays_secret_until_the_game_is_over(c: Any) -> None:

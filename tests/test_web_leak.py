@@ -7,10 +7,11 @@ history of its hand, replayed from the record."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 from craits_env.cards import CARD_STRS, NUM_CARDS, RANK_CHARS, SUIT_SYMBOLS, parse_card
 from craits_env.engine import Game
+from craits_env.events import Dealt, Drew, Event, HandScored, Played, public_events
 from craits_env.records import replay
 
 from .webclient import client, new_game, play_out
@@ -111,28 +113,28 @@ class LeakCheck:
 
     def check_history(self, record: dict[str, Any]) -> None:
         """Every line told during hand h names only cards public in h or the seat's own:
-        the starter, the cards played in h, the seat's own cards (dealt or drawn) in h."""
+        the starter, the cards played in h, the seat's own cards (dealt or drawn) in h —
+        as the seat's public events of the replayed game give them, which themselves
+        name no other card (craits_env.events.public_event)."""
         seat = self.session.seat
         allowed: dict[int, set[int]] = {}
-        state = {"hand": -1}
+        hand = [-1]
 
-        def note(game: Game) -> None:
-            if game.is_over:
-                return
-            h = game.hand_index
-            if h != state["hand"]:
-                state["hand"] = h
-                allowed[h] = {game.discard[0]}
-            allowed[h] |= set(game.hands[seat])
+        def take(events: Sequence[Event]) -> None:
+            for e in public_events(events, seat):
+                if isinstance(e, Dealt):
+                    hand[0] = e.hand_index
+                    allowed[hand[0]] = {e.starter, *(e.hands[seat] or ())}
+                elif isinstance(e, Played):
+                    allowed[hand[0]].add(e.card)
+                elif isinstance(e, Drew) and e.cards is not None:
+                    allowed[hand[0]].update(e.cards)
+                if not isinstance(e, HandScored):  # the hands are laid down for scoring
+                    named = {parse_card(t) for t in API_CARD.findall(json.dumps(e.to_dict()))}
+                    assert named <= allowed[hand[0]], (e, [CARD_STRS[c] for c in named])
 
-        def decision(game: Game, player: int, action: int) -> None:
-            if action < NUM_CARDS:
-                allowed[state["hand"]].add(action)
-            note(game)
-
-        replay(record, on_start=note, on_decision=decision)
-        for h in range(len(record["hand_points"])):  # own cards drawn by a hand's last decision
-            allowed[h] |= set(replay(record, hands=h + 1, verify=False).hands[seat])
+        replay(record, on_start=lambda game, events: take(events),
+               on_decision=lambda game, player, action, events: take(events))  # fmt: skip
         for e in self.events:
             if e["kind"] != "scoring":
                 extra = told_cards(e["text"]) - allowed[e["hand"]]

@@ -16,11 +16,13 @@ for the deal) and ``lines`` (events as in the seat view: ``{"hand", "kind", "tex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from craits_env.actions import PHASE_NAMES, action_str
 from craits_env.cards import CARD_STRS, SUIT_CHARS
 from craits_env.engine import Game
+from craits_env.events import Event as GameEvent
 from craits_env.records import RecordError, replay
 from craits_env.rules import Rules
 
@@ -63,17 +65,17 @@ def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, An
         raise ApiError(400, f"seat: got {seat}, allowed 0 to {n - 1 if isinstance(n, int) else 0} "
                             "or none (every hand)")  # fmt: skip
     names = [f"player_{s}" for s in range(n or 0)]
-    narrator = Narrator(names, seat, lambda i: replay(record, hands=i + 1, verify=False))
+    narrator = Narrator(names, seat)
     frames: list[dict[str, Any]] = []
     hand = [0]  # the hand of the next decision
 
-    def start(game: Game) -> None:
-        lines = tag_lines(narrator.start_by_hand(game), 0, dealt=True)
+    def start(game: Game, events: Sequence[GameEvent]) -> None:
+        lines = tag_lines(narrator.start_by_hand(game, events), 0, dealt=True)
         frames.append(_frame(game, seat, None, lines))
         hand[0] = game.hand_index
 
-    def decision(game: Game, player: int, action: int) -> None:
-        parts = narrator.after_by_hand(game, player, action)
+    def decision(game: Game, player: int, action: int, events: list[GameEvent]) -> None:
+        parts = narrator.after_by_hand(game, player, action, events)
         lines = tag_lines(parts, hand[0], dealt=len(parts) > 1)
         frames.append(_frame(game, seat, (player, action), lines))
         hand[0] = game.hand_index

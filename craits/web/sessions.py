@@ -1,14 +1,15 @@
 """Live games of ``craits serve``: a person against bots, in memory, each behind its own token.
 
-A :class:`GameSession` is one game: the engine :class:`~craits_env.engine.Game` seen
-through :class:`~craits_env.public.PublicGame`, recorded by
+A :class:`GameSession` is one game at the table of ``craits play``
+(:class:`craits.table.HumanTable`): the engine game seen through
+:class:`~craits_env.public.PublicGame`, recorded by
 :class:`~craits_env.records.GameRecorder`, told in plain words by the
-:class:`~craits.narrate.Narrator` of ``craits play`` from the person's seat, with the
-bots seated by the arena (:func:`craits.agents.arena.engine_table`). The bots act on the
-server, right after the person's move, until it is the person's turn again or the game
-ends. Agents and the engine are seeded as in ``craits play`` (the game from ``seed``,
-seat ``s``'s agent from ``derive_seed(seed, s)``), so the same seed, opponents and
-moves give the same game in the terminal and in the browser.
+:class:`~craits.narrate.Narrator` from the person's seat, all from the events of each
+decision, with the bots seated by the arena. The bots act on the server, right after
+the person's move, until it is the person's turn again or the game ends. Agents and the
+engine are seeded as in ``craits play`` (the game from ``seed``, seat ``s``'s agent from
+``derive_seed(seed, s)``), so the same seed, opponents and moves give the same game in
+the terminal and in the browser.
 
 A :class:`SessionStore` holds at most ``max_games`` sessions; a session idle for
 ``idle_seconds`` is dropped to make room for a new one, and when none can be dropped a
@@ -28,17 +29,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from craits.agents.arena import IllegalAction, engine_table
-from craits.agents.specs import known_specs, make_agent
+from craits.agents.arena import IllegalAction
+from craits.agents.specs import known_specs
 from craits_env import options
 from craits_env.actions import action_str, parse_action
-from craits_env.engine import Game
-from craits_env.public import PublicGame
-from craits_env.records import HUMAN, GameRecorder, replay
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from craits_env.seeding import derive_seed
 
-from ..narrate import CardText, Narrator
+from ..table import HumanTable, SeatError
 
 MAX_GAMES = 500
 """Default cap on the games held in memory at once (``craits serve --max-games``)."""
@@ -247,56 +244,35 @@ class GameSession:
     """One person (``seat``) against the bots of ``request`` (see the module docstring)."""
 
     def __init__(self, request: NewGame, game_id: str, token: str) -> None:
-        n = request.num_players
         self.game_id = game_id
         self.token = token
-        self.seat = seat = request.seat
+        self.seat = request.seat
         self.seed = secrets.randbelow(SEED_LIMIT) if request.seed is None else request.seed
         self.seed_chosen = request.seed is not None
-        specs = list(request.opponents)
-        self.seats = [*specs[:seat], HUMAN, *specs[seat:]]
-        agents: list[Any] = []
-        for s, spec in enumerate(self.seats):
-            if s == seat:
-                agents.append(None)
-                continue
-            try:
-                agent = make_agent(spec, derive_seed(self.seed, s), num_players=n,
-                                   rules=request.rules)  # fmt: skip
-            except (ValueError, ImportError) as e:  # ImportError: an extra is missing (ppo)
-                raise bad_request(f"opponent {spec!r}: {e}") from None
-            agent.reset(derive_seed(self.seed, s))
-            agents.append(agent)
         try:
-            self.game = Game(n, request.rules, seed=self.seed, record=True)
-        except ValueError as e:
+            self.table = HumanTable(request.opponents, seat=request.seat, seed=self.seed,
+                                    rules=request.rules, source=SOURCE)  # fmt: skip
+        except SeatError as e:
             raise bad_request(str(e)) from None
-        self.public = PublicGame(self.game)
-        self.recorder = GameRecorder(self.game, self.seats, seed=self.seed,
-                                     meta={"source": SOURCE}, apply=self.public.apply)  # fmt: skip
-        self.names = [f"player_{s}" for s in range(n)]
-        self.labels = [f"you (player_{s})" if s == seat else f"player_{s} ({spec})"
-                       for s, spec in enumerate(self.seats)]  # fmt: skip
-        self.narrator = Narrator(self.names, seat, self._hand_end, CardText())
-        self.events: list[Event] = tag_lines(self.narrator.start_by_hand(self.game), 0, dealt=True)
+        except ValueError as e:  # rules that cannot be dealt
+            raise bad_request(str(e)) from None
+        table = self.table
+        self.game, self.public, self.recorder = table.game, table.public, table.recorder
+        self.seats, self.names, self.labels = table.seats, table.names, table.labels
+        self.narrator = table.narrator
+        self.events: list[Event] = tag_lines(table.start(), 0, dealt=True)
         self.cursor = 0  # events already given to a view
         self.resigned = False
         self.failed: str | None = None  # why a bot stopped the game
         self.saved: dict[str, Any] | None = None  # the saved record file, once saved
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
-        self._table = engine_table(self.game, agents, public=self.public,
-                                   apply=self.recorder.apply, on_move=self._told,
-                                   names=self.seats)  # fmt: skip
+        table.on_told = self._told
+        self._table = table.bots()
         self._run_bots()
 
-    def _hand_end(self, i: int) -> Game:
-        return replay(self.recorder.record(), hands=i + 1, verify=False)
-
-    def _told(self, player: int, action: int) -> None:
-        """Narrate the decision just applied (the recorder's last one)."""
-        hand = self.recorder.decisions[-1][0]
-        parts = self.narrator.after_by_hand(self.game, player, action)
+    def _told(self, hand: int, parts: list[list[str]]) -> None:
+        """Keep the lines of a decision made in ``hand`` (the table calls it)."""
         self.events += tag_lines(parts, hand, dealt=len(parts) > 1)
 
     def _run_bots(self) -> None:
@@ -330,8 +306,7 @@ class GameSession:
             allowed = ", ".join(f"{a} ({action_str(a)})" for a in legal)
             raise ApiError(409, f"illegal action {action} ({action_str(action)}) in phase "
                                 f"{game.snapshot()['phase']}; legal now: {allowed}")  # fmt: skip
-        self.recorder.apply(action)
-        self._told(self.seat, action)
+        self.table.decide(action)
         self._run_bots()
 
     def resign(self) -> None:
