@@ -111,8 +111,10 @@ def in_process(config: Config) -> dict[str, Any]:
 @contextmanager
 def server(games_dir: Path, max_games: int) -> Iterator[str]:
     """``craits serve`` in its own process on a free port of 127.0.0.1; yields its URL."""
+    # one machine plays every game: the per-client limits of a public server are off
     cmd = [sys.executable, "-m", "craits", "serve", "--port", "0", "--games", str(games_dir),
-           "--max-games", str(max_games)]  # fmt: skip
+           "--max-games", str(max_games), "--client-rate", "0", "--client-games", "0",
+           "--client-connections", "0"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -240,7 +242,12 @@ async def run_games(url: str, config: Config, seeds: list[int], at_once: bool) -
 def check_restart(url: str, saved: list[tuple[str, list[int]]]) -> dict[str, Any]:
     """After a restart: the saved records listed, each game's scores in its record."""
     with httpx.Client(base_url=url, timeout=120) as http:
-        files = {f["key"] for f in http.get("/api/records").json()["files"]}
+        files: set[str] = set()
+        page: dict[str, Any] = {"more": True}
+        while page["more"]:  # the listing is paged, newest first
+            params = {"offset": len(files), "limit": 1000}
+            page = http.get("/api/records", params=params).json()
+            files |= {f["key"] for f in page["files"]}
         listed = sum(key in files for key, _ in saved)
         same = 0
         for key, scores in saved:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,10 @@ from .. import arguments as a
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_GAMES = Path("craits-games")
+# per client (docs/interface.md, Security); craits.web.limits and .connections hold the same
+DEFAULT_CLIENT_RATE = 100.0
+DEFAULT_CLIENT_GAMES = 30
+DEFAULT_CLIENT_CONNECTIONS = 64
 
 
 def add_parser(sub: Any) -> None:
@@ -61,7 +67,23 @@ def add_parser(sub: Any) -> None:
                        "path/to/file.py:ATTR) which players may choose as opponents; the "
                        "spec table's own bots (random, greedy, tactician, expert, pimc[:N]) "
                        "are always allowed")  # fmt: skip
-    serve.add_argument("--log", action="store_true", help="log every request (uvicorn's log)")
+    serve.add_argument("--client-rate", type=rate, default=DEFAULT_CLIENT_RATE, metavar="R",
+                       help="requests a second one client address may make, sustained "
+                       f"(bursts of twice as many); beyond: 429 (default {DEFAULT_CLIENT_RATE:g}; "
+                       "0: no limit)")  # fmt: skip
+    serve.add_argument("--client-games", type=count, default=DEFAULT_CLIENT_GAMES, metavar="N",
+                       help="new games one client address may start a minute; beyond: 429 "
+                       f"(default {DEFAULT_CLIENT_GAMES}; 0: no limit)")  # fmt: skip
+    serve.add_argument("--client-connections", type=count, default=DEFAULT_CLIENT_CONNECTIONS,
+                       metavar="N", help="connections one client address may hold at once; "
+                       f"beyond: 503 (default {DEFAULT_CLIENT_CONNECTIONS}; 0: no limit)",
+                       )  # fmt: skip
+    serve.add_argument("--trusted-proxy", type=address, default=None, metavar="ADDR",
+                       help="the address of a reverse proxy in front of this server: for its "
+                       "requests, the client is the last address of X-Forwarded-For (without "
+                       "this flag that header is ignored)")  # fmt: skip
+    serve.add_argument("--log", action="store_true",
+                       help="log every request (uvicorn's log; tokens as [redacted])")  # fmt: skip
     serve.set_defaults(run=run)
 
 
@@ -75,6 +97,32 @@ def port(text: str) -> int:
     return v
 
 
+def rate(text: str) -> float:
+    try:
+        v = float(text) if text.strip().isascii() else -1.0
+    except ValueError:
+        v = -1.0
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a number >= 0")
+    return v
+
+
+def count(text: str) -> int:
+    v = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an int >= 0")
+    return v
+
+
+def address(text: str) -> str:
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid address {text!r}: expected an IP address such as 127.0.0.1"
+        ) from None
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Serve until Ctrl-C."""
     from craits_env.extras import require
@@ -83,6 +131,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits.agents.specs import make_agent
 
     from ..web.app import Settings, create_app
+    from ..web.limits import ClientLimits
     from ..web.server import LOOPBACK_NAMES, is_loopback, listen, serve
     from ..web.sessions import IDLE_SECONDS, MAX_GAMES
 
@@ -106,6 +155,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         idle_seconds=(args.idle_minutes * 60) if args.idle_minutes else IDLE_SECONDS,
         agents=tuple(args.agents),
         allowed_hosts=(*LOOPBACK_NAMES, args.host.strip("[]")) if loopback else None,
+        client_limits=ClientLimits(
+            requests_per_second=args.client_rate,
+            burst=max(1, math.ceil(2 * args.client_rate)),
+            games_per_minute=args.client_games,
+            trusted_proxy=args.trusted_proxy,
+        ),
     )
     try:
         sock = listen(args.host, args.port)
@@ -121,6 +176,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"craits serve: note: listening on {args.host}: anyone who can reach this "
               "machine can play and read the listed files", file=sys.stderr)  # fmt: skip
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops, then passes Ctrl-C on
-        serve(create_app(settings), sock, log=args.log)
+        serve(create_app(settings), sock, log=args.log,
+              connections_per_client=args.client_connections,
+              trusted_proxy=args.trusted_proxy)  # fmt: skip
     print("Craits: stopped.", flush=True)
     return 0

@@ -6,6 +6,10 @@
 - :mod:`craits.web.replays` — a game record as frames to step through;
 - :mod:`craits.web.library` — the record files and tournament results shown;
 - :mod:`craits.web.server` — uvicorn in the foreground or a background thread;
+- :mod:`craits.web.limits` — the request layer: body size and time, rates per client, the
+  ``Host`` check; :mod:`craits.web.connections` — connections held, headers that never end,
+  a quiet log; :mod:`craits.web.inputs` — what a client may ask for; :mod:`craits.web.errors`
+  — the one-line JSON error;
 - ``static/`` — the pages (plain HTML, JavaScript, CSS; no build step).
 
 Importing this package needs the ``web`` extra (``pip install 'craits[web]'``).

@@ -19,21 +19,28 @@ The API (docs/interface.md, "Web API"). Every error is ``{"error": "one line"}``
 ``POST /api/games/{id}/save``            ``{"token"}`` → ``{"file", "name"}`` (a game
                                          over or resigned)
 ``GET /api/specs``, ``GET /api/rules``   what a new game may take
-``GET /api/records``                     the record files: ``{"files": […]}``
+``GET /api/records``                     the record files, newest first: ``{"files": […],
+                                         "offset", "limit", "more", "complete"}``
+                                         (``?offset=&limit=``, a page)
 ``GET /api/records/games?file=KEY``      the games of one file
 ``GET /api/records/replay?file=KEY``     ``&game=I&seat=K``: the frames of one game
-``GET /api/results``                     the result sets: ``{"results": […]}``
+``GET /api/results``                     the result sets: ``{"results": […], …}`` (a page)
 ``GET /api/results/table?key=KEY``       one ``results.json``, titled
 ``GET /api/results/chart?key=KEY``       its ``results.png``
 =======================================  =================================================
 
 Views and replays are sent as they are built (plain JSON values: no re-encoding).
-Statuses: 400 malformed body or bad value; 403 missing or wrong token; 404 unknown game,
-file or route; 409 a move not legal now (or the game over), a save before the end;
-503 the server holds its maximum of games. Route handlers are plain functions, run in
-the server's thread pool (anyio's, 40 threads), so a bot that thinks for long (``pimc``)
-holds only its own game and one thread; each game has a lock, so two requests to one game
-are served one after the other.
+Statuses: 400 malformed body or bad value (:mod:`craits.web.inputs` bounds what a client
+may ask for); 403 missing or wrong token (``?token=``, the body's ``token`` or
+``Authorization: Bearer T``); 404 unknown game, file or route; 408 a body too slow, 413 a
+body too large, 429 too many requests or new games from one client
+(:mod:`craits.web.limits`); 409 a move not legal now (or the game over), a save before
+the end; 503 the server holds its maximum of games (or connections); a 500 is a fault of
+the server, still one line. Every error line is bounded in :mod:`craits.web.errors`.
+
+Route handlers are plain functions, run in the server's thread pool (anyio's, 40 threads),
+so a bot that thinks for long (``pimc``) holds only its own game and one thread; each game
+has a lock, so two requests to one game are served one after the other.
 """
 
 from __future__ import annotations
@@ -49,12 +56,27 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from craits_env import __version__, options
 from craits_env.rules import Rules
 
-from .library import Library
+from .errors import error_response
+from .inputs import (
+    bearer_token,
+    check_action_body,
+    check_new_game,
+    check_new_game_body,
+    with_token,
+)
+from .library import PAGE_SIZE, Library
+from .limits import (
+    BODY_TIMEOUT,
+    MAX_BODY_BYTES,
+    BodyLimits,
+    ClientLimits,
+    ClientRateLimit,
+    JsonHostCheck,
+)
 from .replays import game_frames
 from .sessions import (
     IDLE_SECONDS,
@@ -101,11 +123,15 @@ class Settings:
     """specs naming a file or module that clients may seat (``ppo:PATH``, ``MODULE:ATTR``)"""
     allowed_hosts: Sequence[str] | None = None
     """``Host`` headers served (``None``: any); loopback names when bound to loopback"""
+    client_limits: ClientLimits | None = None
+    """requests and new games per client (``None``: none; ``craits serve`` sets them)"""
+    max_body_bytes: int = MAX_BODY_BYTES
+    """bytes of a request body at most (413 beyond)"""
+    body_timeout: float = BODY_TIMEOUT
+    """seconds a request body may take to arrive (408 beyond)"""
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    line = " ".join(str(message).split()) or "error"
-    return JSONResponse({"error": line}, status_code=status)
+_error = error_response  # every error line is bounded there (craits.web.errors)
 
 
 def _validation_line(exc: RequestValidationError) -> str:
@@ -128,8 +154,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   openapi_url=None)  # fmt: skip
     app.state.store = store
     app.state.library = library
+    # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies
+    app.add_middleware(BodyLimits, max_bytes=settings.max_body_bytes,
+                       timeout=settings.body_timeout)  # fmt: skip
     if settings.allowed_hosts is not None:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+        app.add_middleware(JsonHostCheck, allowed_hosts=list(settings.allowed_hosts))
+    if settings.client_limits is not None:
+        app.add_middleware(ClientRateLimit, limits=settings.client_limits)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
@@ -153,6 +184,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return _error(404, f"not found: {request.url.path}")
         return _error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        return _error(500, f"internal error ({type(exc).__name__}); the server goes on")
+
     # ------------------------------------------------------------------ pages
 
     def page(name: str) -> Any:
@@ -169,33 +204,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/games", status_code=201)
     def new_game(body: JsonBody = None) -> dict[str, str]:
-        session = store.create(parse_new_game(body, extra_specs))
+        check_new_game_body(body, extra_specs)
+        session = store.create(check_new_game(parse_new_game(body, extra_specs)))
         return {"game_id": session.game_id, "token": session.token}
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, token: str | None = None, since: int | None = None) -> Any:
-        session = store.get(game_id, token)
+    def get_game(
+        request: Request, game_id: str, token: str | None = None, since: int | None = None
+    ) -> Any:
+        session = store.get(game_id, token or bearer_token(request.headers))
         with session.lock:
             return JSONResponse(seat_view(session, since))
 
     @app.post("/api/games/{game_id}/actions")
-    def act(game_id: str, body: JsonBody = None) -> Any:
-        token, action = parse_action_body(body)
+    def act(request: Request, game_id: str, body: JsonBody = None) -> Any:
+        check_action_body(body)
+        token, action = parse_action_body(with_token(body, request.headers))
         session = store.get(game_id, token)
         with session.lock:
             session.act(action)
             return JSONResponse(seat_view(session))
 
     @app.post("/api/games/{game_id}/resign")
-    def resign(game_id: str, body: JsonBody = None) -> Any:
-        session = store.get(game_id, token_of(body))
+    def resign(request: Request, game_id: str, body: JsonBody = None) -> Any:
+        session = store.get(game_id, token_of(with_token(body, request.headers)))
         with session.lock:
             session.resign()
             return JSONResponse(seat_view(session))
 
     @app.post("/api/games/{game_id}/save")
-    def save(game_id: str, body: JsonBody = None) -> Any:
-        session = store.get(game_id, token_of(body))
+    def save(request: Request, game_id: str, body: JsonBody = None) -> Any:
+        session = store.get(game_id, token_of(with_token(body, request.headers)))
         with session.lock:
             session.saved = library.save(session.record(), session.game_id)
             return session.saved
@@ -215,8 +254,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ------------------------------------------------------------------ records, results
 
     @app.get("/api/records")
-    def records() -> dict[str, Any]:
-        return {"files": library.record_files()}
+    def records(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:
+        return library.record_files(offset, limit)
 
     @app.get("/api/records/games")
     def record_games(file: str) -> Any:
@@ -228,8 +267,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"file": file, "game": game, **frames})
 
     @app.get("/api/results")
-    def results() -> dict[str, Any]:
-        return {"results": library.result_sets()}
+    def results(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:
+        return library.result_sets(offset, limit)
 
     @app.get("/api/results/table")
     def result_table(key: str) -> dict[str, Any]:

@@ -14,8 +14,14 @@ or names a file the listing would not show, is refused (404).
   evaluation) under a folder, with the ``results.png`` chart and ``results.md`` title
   beside it when present.
 
-Listings walk at most :data:`MAX_FILES` entries per folder, skipping hidden folders and
-virtual environments.
+Listings are pages, newest first (``offset``, ``limit`` at most :data:`MAX_PAGE`), and
+bounded whatever a folder holds: a scan looks at most at :data:`MAX_FILES` entries per
+folder and for at most :data:`SCAN_SECONDS`, by their names and ``stat`` only (hidden
+folders, virtual environments and links to folders are not entered), and is reused for
+:data:`SCAN_TTL` seconds (a save starts a new one). A file's first line is read once while
+the file is unchanged (to tell a record file), and only for the files of the page asked
+for. A link that leads outside its folder is never listed (nor its target's size), and
+its key is refused like any other outside the folder.
 """
 
 from __future__ import annotations
@@ -25,8 +31,10 @@ import json
 import math
 import os
 import re
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +42,21 @@ from craits_env.jsonl import JsonlError
 from craits_env.records import FORMAT, RecordError, read_records, write_records
 
 from ..replay_view import _one_line
+from .errors import plain
 from .sessions import ApiError
 
-MAX_FILES = 5000
-"""Entries (files and folders) looked at per folder of a listing."""
+MAX_FILES = 100_000
+"""Entries (files and folders) looked at per folder of a listing's scan."""
+SCAN_SECONDS = 2.0
+"""Seconds a listing's scan of one folder may take (it lists what it found by then)."""
+SCAN_TTL = 2.0
+"""Seconds a scan is reused for the next listings."""
+PAGE_SIZE = 100
+"""Entries of a listing's page by default."""
+MAX_PAGE = 1000
+"""Entries of a listing's page at most."""
+CACHED_FILES = 100_000  # first-line verdicts and result sets kept (while unchanged)
+_KEY_INDEX = re.compile(r"[0-9]{1,3}")
 FIRST_LINE_LIMIT = 1 << 20  # bytes of a first line read to tell a record file
 SKIPPED_DIRS = frozenset({".git", ".venv", "node_modules", "__pycache__"})
 RESULTS_FILE = "results.json"
@@ -46,26 +65,103 @@ TITLE_FILE = "results.md"
 _FORMAT_PREFIX = re.compile(rb'^\{\s*"format"\s*:\s*"' + FORMAT.encode() + rb'"')
 
 
-def _walk(root: Path, name: str | None, suffix: str | None) -> Iterator[Path]:
-    """Files under ``root`` called ``name`` or ending in ``suffix``, sorted, bounded."""
+@dataclass(frozen=True)
+class Found:
+    """A file a scan found: where, and its ``stat`` (a link's: its target's, inside)."""
+
+    path: Path
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What :func:`scan` found in one folder, and whether it looked at everything."""
+
+    found: tuple[Found, ...]
+    complete: bool
+
+
+def scan(root: Path, wanted: Callable[[str], bool], clock: Callable[[], float] = time.monotonic,
+         ) -> Scan:  # fmt: skip
+    """The files under ``root`` whose name is ``wanted`` (see the module docstring)."""
+    deadline = clock() + SCAN_SECONDS
+    inside = root.resolve()
+    found: list[Found] = []
+    stack = [root]
     seen = 0
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        seen += len(dirs) + len(files)
-        if seen > MAX_FILES:
-            return
-        for f in sorted(files):
-            if (name is not None and f == name) or (suffix is not None and f.endswith(suffix)):
-                yield Path(folder) / f
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > MAX_FILES or clock() > deadline:
+                    return Scan(tuple(found), False)
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS:
+                            stack.append(Path(entry.path))
+                        continue
+                    if not wanted(entry.name) or not entry.is_file():
+                        continue
+                    if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(inside):
+                        continue  # a link leading outside the folder: not listed
+                    st = entry.stat()
+                except (OSError, ValueError, RuntimeError):  # vanished, a loop of links
+                    continue
+                found.append(Found(Path(entry.path), st.st_mtime_ns, st.st_size))
+    return Scan(tuple(found), True)
+
+
+def _newest_first(found: Found) -> tuple[int, str]:
+    return -found.mtime_ns, str(found.path)
+
+
+def _page(offset: object, limit: object) -> tuple[int, int]:
+    """``(offset, limit)`` of a listing, checked (:class:`ApiError` 400)."""
+    if not isinstance(offset, int) or not 0 <= offset <= MAX_FILES * 100:
+        raise ApiError(400, f"offset: got {offset!r}, allowed 0 to {MAX_FILES * 100}")
+    if not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise ApiError(400, f"limit: got {limit!r}, allowed 1 to {MAX_PAGE}")
+    return offset, limit
+
+
+class _Verdicts:
+    """A bounded cache of one answer per unchanged file (path, mtime, size)."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[str, int, int], Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, found: Found, compute: Callable[[Path], Any]) -> Any:
+        key = (str(found.path), found.mtime_ns, found.size)
+        with self._lock:
+            if key in self._held:
+                return self._held[key]
+        value = compute(found.path)
+        with self._lock:
+            if len(self._held) >= CACHED_FILES:
+                self._held.clear()
+            self._held[key] = value
+        return value
 
 
 def is_record_file(path: Path) -> bool:
-    """Whether the first line of ``path`` is a game record (by its ``format``)."""
+    """Whether the first line of ``path`` is a game record (by its ``format``): its first
+    bytes when they say so (a record's line may be long), else the whole line parsed."""
     try:
         with path.open("rb") as f:
-            first = f.readline(FIRST_LINE_LIMIT)
+            head = f.read(len(FORMAT) + 64)
+            if _FORMAT_PREFIX.match(head):
+                return True
+            first = head + f.readline(FIRST_LINE_LIMIT) if b"\n" not in head else head
     except OSError:
         return False
+    first = first.partition(b"\n")[0]
     try:
         obj = json.loads(first)
     except ValueError:
@@ -82,7 +178,7 @@ def _summaries(path: str, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...
             {
                 "game": i,
                 "line": line,
-                "seats": record["seats"],
+                "seats": [plain(str(seat)) for seat in record["seats"]],
                 "num_players": record["num_players"],
                 "hands": len(record["hands"]),
                 "decisions": sum(len(h["decisions"]) for h in record["hands"]),
@@ -90,7 +186,7 @@ def _summaries(path: str, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...
                 "winners": record.get("winners"),
                 "finished": record["finished"],
                 "meta": record.get("meta") or {},
-                "text": _one_line(i, line, record),
+                "text": plain(_one_line(i, line, record)),
             }
         )
     return tuple(out)
@@ -121,6 +217,56 @@ class Library:
         self.games_dir = Path(games_dir)
         self.record_roots = [self.games_dir, *map(Path, record_dirs)]
         self.result_roots = [Path(d) for d in result_dirs]
+        self._scans: dict[tuple[str, int], tuple[float, Scan]] = {}
+        self._scans_lock = threading.Lock()
+        self._records = _Verdicts()
+        self._results = _Verdicts()
+
+    def _scan(self, kind: str, index: int, root: Path, wanted: Callable[[str], bool]) -> Scan:
+        """The scan of one folder, reused for :data:`SCAN_TTL` seconds."""
+        now = time.monotonic()
+        with self._scans_lock:
+            held = self._scans.get((kind, index))
+            if held is not None and now - held[0] < SCAN_TTL:
+                return held[1]
+        result = scan(root, wanted) if root.is_dir() else Scan((), True)
+        with self._scans_lock:
+            self._scans[(kind, index)] = (now, result)
+        return result
+
+    def _listing(
+        self,
+        kind: str,
+        roots: Sequence[Path],
+        wanted: Callable[[str], bool],
+        keep: Callable[[Found], bool],
+        entry: Callable[[int, Path, str, Found], dict[str, Any]],
+        offset: int,
+        limit: int,
+    ) -> tuple[list[dict[str, Any]], bool, bool]:
+        """One page of the entries of every folder, newest first: ``(entries, more,
+        complete)``; ``keep``: whether a file is shown; ``entry`` makes its entry (from the
+        folder's index, the folder, the folder as shown, the file)."""
+        scans = [(i, root, self._scan(kind, i, root, wanted)) for i, root in enumerate(roots)]
+        complete = all(s.complete for _, _, s in scans)
+        files = sorted(((f, i, root) for i, root, s in scans for f in s.found),
+                       key=lambda t: _newest_first(t[0]))  # fmt: skip
+        folders = [plain(shown(root)) for root in roots]
+        shown_ones: list[dict[str, Any]] = []
+        skipped = 0
+        deadline = time.monotonic() + SCAN_SECONDS
+        for n, (found, i, root) in enumerate(files):
+            if len(shown_ones) == limit:
+                return shown_ones, True, complete
+            if time.monotonic() > deadline:  # first lines too slow to read: a shorter page
+                return shown_ones, n < len(files), False
+            if not keep(found):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            shown_ones.append(entry(i, root, folders[i], found))
+        return shown_ones, False, complete
 
     # ------------------------------------------------------------------ keys
 
@@ -132,28 +278,38 @@ class Library:
     def _resolve(roots: Sequence[Path], key: object, what: str) -> Path:
         """The file of ``key`` inside its folder (404 otherwise: nothing outside is named)."""
         index, sep, rel = str(key).partition(":")
-        if not sep or not index.isdigit() or int(index) >= len(roots) or not rel:
-            raise ApiError(404, f"no {what} {key!r} (see the listing for the keys)")
-        root = roots[int(index)].resolve()
-        path = (root / rel).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
-            raise ApiError(404, f"no {what} {key!r} (see the listing for the keys)")
+        missing = ApiError(404, f"no {what} {key!r} (see the listing for the keys)")
+        if not sep or not _KEY_INDEX.fullmatch(index) or int(index) >= len(roots) or not rel:
+            raise missing
+        try:
+            root = roots[int(index)].resolve()
+            path = (root / rel).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                raise missing
+        except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of links, too long
+            raise missing from None
         return path
 
     # ------------------------------------------------------------------ records
 
-    def record_files(self) -> list[dict[str, Any]]:
-        """Every record file of the folders: ``key``, ``folder``, ``name``, ``size``, ``saved``."""
-        files = []
-        for i, root in enumerate(self.record_roots):
-            if not root.is_dir():
-                continue
-            for path in _walk(root, None, ".jsonl"):
-                if is_record_file(path):
-                    files.append({"key": self._key(i, root, path), "folder": shown(root),
-                                  "name": path.relative_to(root).as_posix(),
-                                  "size": path.stat().st_size, "saved": i == 0})  # fmt: skip
-        return files
+    def record_files(self, offset: object = 0, limit: object = PAGE_SIZE) -> dict[str, Any]:
+        """A page of the record files of the folders, newest first: ``files`` (each ``key``,
+        ``folder``, ``name``, ``size``, ``saved``), ``offset``, ``limit``, ``more`` (a next
+        page may hold more), ``complete`` (every file of the folders was looked at)."""
+        offset, limit = _page(offset, limit)
+
+        def keep(found: Found) -> bool:
+            return bool(self._records.get(found, is_record_file))
+
+        def entry(i: int, root: Path, folder: str, found: Found) -> dict[str, Any]:
+            return {"key": self._key(i, root, found.path), "folder": folder,
+                    "name": plain(found.path.relative_to(root).as_posix()),
+                    "size": found.size, "saved": i == 0}  # fmt: skip
+
+        files, more, complete = self._listing("records", self.record_roots, _is_jsonl, keep,
+                                              entry, offset, limit)  # fmt: skip
+        return {"files": files, "offset": offset, "limit": limit, "more": more,
+                "complete": complete}  # fmt: skip
 
     def _record_path(self, key: object) -> Path:
         path = self._resolve(self.record_roots, key, "record file")
@@ -186,29 +342,34 @@ class Library:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         path = self.games_dir / f"{stamp}-{game_id[:8]}.jsonl"
         write_records(path, [record])
+        with self._scans_lock:
+            self._scans.pop(("records", 0), None)  # the next listing shows it
         return {"file": self._key(0, self.games_dir, path), "name": path.name}
 
     # ------------------------------------------------------------------ results
 
-    def result_sets(self) -> list[dict[str, Any]]:
-        """Every ``results.json``: ``key``, ``title``, ``folder``, ``players``, ``games``,
-        ``agents`` (specs, best first), ``chart`` (whether a chart is beside it)."""
-        sets = []
-        for i, root in enumerate(self.result_roots):
-            if not root.is_dir():
-                continue
-            for path in _walk(root, RESULTS_FILE, None):
-                data = _read_results(path)
-                if data is None:
-                    continue
-                name = path.parent.relative_to(root).as_posix()
-                sets.append({"key": self._key(i, root, path), "folder": shown(root),
-                             "name": shown(path.parent) if name == "." else name,
-                             "title": _title(path), "players": data["config"].get("players"),
-                             "games": data.get("games"),
-                             "agents": [a["spec"] for a in data["agents"]],
-                             "chart": (path.parent / CHART_FILE).is_file()})  # fmt: skip
-        return sets
+    def result_sets(self, offset: object = 0, limit: object = PAGE_SIZE) -> dict[str, Any]:
+        """A page of the ``results.json`` of the folders, newest first: ``results`` (each
+        ``key``, ``title``, ``folder``, ``name``, ``players``, ``games``, ``agents`` — specs,
+        best first —, ``chart`` — whether a chart is beside it), ``offset``, ``limit``,
+        ``more``, ``complete`` (as :meth:`record_files`)."""
+        offset, limit = _page(offset, limit)
+
+        def keep(found: Found) -> bool:
+            return self._results.get(found, _result_summary) is not None
+
+        def entry(i: int, root: Path, folder: str, found: Found) -> dict[str, Any]:
+            name = found.path.parent.relative_to(root).as_posix()
+            return {"key": self._key(i, root, found.path), "folder": folder,
+                    "name": plain(shown(found.path.parent) if name == "." else name),
+                    **self._results.get(found, _result_summary),
+                    "chart": (found.path.parent / CHART_FILE).is_file()}  # fmt: skip
+
+        sets, more, complete = self._listing("results", self.result_roots,
+                                             lambda name: name == RESULTS_FILE, keep, entry,
+                                             offset, limit)  # fmt: skip
+        return {"results": sets, "offset": offset, "limit": limit, "more": more,
+                "complete": complete}  # fmt: skip
 
     def results(self, key: object) -> dict[str, Any]:
         """The ``results.json`` of ``key`` with its ``title`` and ``chart`` flag."""
@@ -226,6 +387,24 @@ class Library:
         if path.name != RESULTS_FILE or not chart.is_file():
             raise ApiError(404, f"result set {key!r} has no chart")
         return chart
+
+
+def _is_jsonl(name: str) -> bool:
+    return name.endswith(".jsonl")
+
+
+def _result_summary(path: Path) -> dict[str, Any] | None:
+    """What a listing shows of a ``results.json`` (``title``, ``players``, ``games``,
+    ``agents``), or ``None`` (not a tournament's results)."""
+    data = _read_results(path)
+    if data is None:
+        return None
+    try:
+        agents = [plain(str(a["spec"])) for a in data["agents"]]
+    except (TypeError, KeyError):
+        return None
+    return {"title": plain(_title(path)), "players": data["config"].get("players"),
+            "games": data.get("games"), "agents": agents}  # fmt: skip
 
 
 def _read_results(path: Path) -> dict[str, Any] | None:

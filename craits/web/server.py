@@ -14,11 +14,21 @@ from typing import Any
 
 import uvicorn
 
+from .connections import (
+    CONNECTIONS_PER_CLIENT,
+    KEEP_ALIVE,
+    MAX_HEADER_BYTES,
+    protocol_class,
+    quiet_logs,
+)
+
+__all__ = ["KEEP_ALIVE", "is_loopback", "listen", "make_server", "running", "serve"]
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 BACKLOG = 2048  # pending connections: a load test opens hundreds at once
+ACCEPT_BATCH = 64  # accept() calls per wake-up (asyncio tries this many, logging each failure)
 START_TIMEOUT = 15.0  # seconds a background server may take to start
 STOP_TIMEOUT = 10.0
-KEEP_ALIVE = 30  # seconds an idle connection stays open (clients should reuse theirs less long)
 
 
 def is_loopback(host: str) -> bool:
@@ -48,17 +58,45 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(app: Any, log: bool = False) -> uvicorn.Server:
-    """A uvicorn server for ``app``; ``log``: uvicorn's request log."""
-    config = uvicorn.Config(app, log_level="info" if log else "warning", access_log=log,
-                            timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=5)  # fmt: skip
-    return uvicorn.Server(config)
+def make_server(
+    app: Any,
+    log: bool = False,
+    connections_per_client: int = CONNECTIONS_PER_CLIENT,
+    trusted_proxy: str | None = None,
+) -> uvicorn.Server:
+    """A uvicorn server for ``app`` guarded as :mod:`craits.web.connections` says;
+    ``log``: uvicorn's request log (tokens redacted); ``connections_per_client`` 0: no
+    per-client cap; ``trusted_proxy``: an address without one."""
+    http = protocol_class(connections_per_client=connections_per_client, exempt=trusted_proxy)
+    config = uvicorn.Config(app, http=http, log_level="info" if log else "warning",
+                            access_log=log, timeout_keep_alive=KEEP_ALIVE, backlog=ACCEPT_BATCH,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                            timeout_graceful_shutdown=5)  # fmt: skip
+    quiet_logs()
+    return _Server(config)
 
 
-def serve(app: Any, sock: socket.socket, log: bool = False) -> None:
-    """Serve ``app`` on ``sock`` until Ctrl-C (then close the socket)."""
+class _Server(uvicorn.Server):
+    """uvicorn's server with the kernel's queue of pending connections :data:`BACKLOG` long
+    again once serving (asyncio set it to ``backlog``, its accept batch)."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for sock in sockets or ():
+            sock.listen(BACKLOG)
+
+
+def serve(
+    app: Any,
+    sock: socket.socket,
+    log: bool = False,
+    connections_per_client: int = CONNECTIONS_PER_CLIENT,
+    trusted_proxy: str | None = None,
+) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C (then close the socket); the limits as in
+    :func:`make_server`."""
     try:
-        make_server(app, log).run(sockets=[sock])
+        make_server(app, log, connections_per_client, trusted_proxy).run(sockets=[sock])
     finally:
         sock.close()
 

@@ -6,6 +6,15 @@ const SUIT_SYMBOL = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SUIT_NAME = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const RED_SUITS = new Set(["d", "h"]);
 
+// The bidirectional-text controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) are
+// taken out of every text shown: a name holding a right-to-left override must not turn the
+// text around it (the server strips them too where it lists names).
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function plainText(value) {
+  return String(value).replace(BIDI_CONTROLS, "");
+}
+
 // el("div", {class: "x", dataset: {a: 1}, onclick: f}, "text", child, ...)
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -14,12 +23,12 @@ function el(tag, attrs, ...children) {
     if (key === "class") node.className = value;
     else if (key === "dataset") Object.assign(node.dataset, value);
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value === true ? "" : value);
+    else if (key === "text") node.textContent = plainText(value);
+    else node.setAttribute(key, value === true ? "" : plainText(value));
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(plainText(child)));
   }
   return node;
 }
@@ -34,7 +43,7 @@ function fill(node, ...children) {
   clear(node);
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(plainText(child)));
   }
   return node;
 }
@@ -148,7 +157,7 @@ document.addEventListener("DOMContentLoaded", pageHeader);
 function showError(message) {
   const banner = document.getElementById("error");
   if (!banner) return;
-  banner.textContent = message || "";
+  banner.textContent = plainText(message || "");
   banner.hidden = !message;
 }
 

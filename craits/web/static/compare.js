@@ -6,7 +6,7 @@ const SVG = "http://www.w3.org/2000/svg";
 function svg(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined) node.textContent = plainText(text);
   return node;
 }
 
@@ -50,7 +50,7 @@ function intervalChart(agents, key, label, mark) {
 
 function render(data) {
   document.getElementById("board").hidden = false;
-  document.getElementById("title").textContent = data.title;
+  document.getElementById("title").textContent = plainText(data.title);
   const c = data.config;
   document.getElementById("about").textContent =
     `${(data.games || 0).toLocaleString()} games, ${c.players} players` +
@@ -91,7 +91,7 @@ function render(data) {
     png.append(el("h2", {}, "The tournament's own chart"),
       el("img", { class: "chart-png", alt: `chart of ${data.title}`, src: `/api/results/chart?key=${encodeURIComponent(data.key)}` }));
   }
-  document.getElementById("command").textContent = data.command ? `Reproduce: ${data.command}` : "";
+  document.getElementById("command").textContent = data.command ? plainText(`Reproduce: ${data.command}`) : "";
   writeHash({ key: data.key });
 }
 

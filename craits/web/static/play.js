@@ -81,7 +81,7 @@ function render(v) {
     buttons.append(el("button", { type: "button", class: cls, dataset: { action }, onclick: () => act(action) }, text));
   }
   const prompt = document.getElementById("prompt");
-  if (v.failed) prompt.textContent = `The game stopped: ${v.failed}`;
+  if (v.failed) prompt.textContent = plainText(`The game stopped: ${v.failed}`);
   else if (v.game_over) prompt.textContent = "The game is over.";
   else if (v.resigned) prompt.textContent = "You resigned this game.";
   else if (v.your_turn) prompt.textContent = promptText(v);
@@ -95,8 +95,8 @@ function render(v) {
   end.hidden = !(v.game_over || v.resigned);
   if (!end.hidden) {
     document.getElementById("end-title").textContent = v.game_over ? "The game is over" : "You resigned";
-    document.getElementById("standings").textContent = (v.standings || []).join("\n") +
-      (v.seed !== null ? `\n\nseed ${v.seed}` : "");
+    document.getElementById("standings").textContent = plainText((v.standings || []).join("\n") +
+      (v.seed !== null ? `\n\nseed ${v.seed}` : ""));
     showSaved(v.saved);
   }
 }

@@ -28,7 +28,7 @@ function renderFrame() {
     el("div", {}, `Stock: ${f.stock_size} card(s) · phase ${f.phase.replace("_", " ")}`),
     f.count ? el("div", { class: "count" }, `COUNT ${f.count}`) : null);
   const d = f.decision;
-  document.getElementById("decision").textContent = d ? `${seatLabel(d.player)}: ${prettyLabel(d.label)}` : "The deal";
+  document.getElementById("decision").textContent = d ? plainText(`${seatLabel(d.player)}: ${prettyLabel(d.label)}`) : "The deal";
 
   const seats = clear(document.getElementById("seats"));
   f.hand_sizes.forEach((size, s) => {
@@ -52,7 +52,7 @@ function renderFrame() {
   log.scrollTop = log.scrollHeight;
   const final = document.getElementById("final");
   final.hidden = step !== frames.length - 1;
-  document.getElementById("standings").textContent = replayData.standings.join("\n");
+  document.getElementById("standings").textContent = plainText(replayData.standings.join("\n"));
   writeHash({ file: current.file, game: current.game, step, seat: current.seat });
 }
 
@@ -68,9 +68,9 @@ async function openGame(file, game, seat, atStep) {
   const r = replayData;
   document.getElementById("viewer").hidden = false;
   const meta = Object.entries(r.meta).filter(([, v]) => String(v).length <= 40).map(([k, v]) => `${k}=${v}`).join(", ");
-  document.getElementById("header").textContent =
+  document.getElementById("header").textContent = plainText(
     `Game ${game}: ${r.num_players} players — ${r.seats.map((s, i) => `p${i} ${s}`).join(", ")} — rules: ${r.rules}` +
-    (r.seed !== null ? ` — seed ${r.seed}` : "") + (meta ? ` — from ${meta}` : "") + (r.finished ? "" : " — unfinished");
+    (r.seed !== null ? ` — seed ${r.seed}` : "") + (meta ? ` — from ${meta}` : "") + (r.finished ? "" : " — unfinished"));
   const slider = document.getElementById("slider");
   slider.max = r.frames.length - 1;
   const jump = clear(document.getElementById("hand-jump"));

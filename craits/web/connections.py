@@ -1,0 +1,190 @@
+"""The connection side of ``craits serve``: how many connections, for how long, and a log
+that stays small when something runs out.
+
+uvicorn alone keeps a connection whose request headers never end, and accepts connections
+until the process runs out of file descriptors; asyncio then logs a traceback for every
+failed ``accept()`` (thousands a second). Here:
+
+- :func:`protocol_class` — uvicorn's h11 protocol with a cap on connections held at once
+  (:func:`connection_limit`: :data:`MAX_CONNECTIONS`, and never within
+  :data:`DESCRIPTOR_RESERVE` of the descriptor limit, so ``accept()`` never fails for
+  want of one) and per client address (``connections_per_client``); a connection beyond
+  either is answered **503** ``{"error": …}`` and closed at once, freeing its descriptor.
+  A connection whose request headers are not complete within :data:`HEADER_TIMEOUT`
+  seconds is closed;
+- :class:`QuietRepeats` — a logging filter that lets one record of a kind through per
+  :data:`QUIET_SECONDS` and shortens its traceback to one line (on ``asyncio`` and
+  ``uvicorn.error``);
+- :class:`RedactTokens` — a logging filter of ``uvicorn.access`` that writes
+  ``token=…`` of a query string as ``token=[redacted]``.
+
+The request side (body size and time, rates, the ``Host`` check) is :mod:`craits.web.limits`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import resource
+import time
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .errors import one_line
+
+MAX_CONNECTIONS = 1000
+"""Connections held at once at most (fewer when the descriptor limit is low)."""
+DESCRIPTOR_RESERVE = 64
+"""Descriptors kept free for everything but connections (files, the listening socket)."""
+MIN_CONNECTIONS = 8
+CONNECTIONS_PER_CLIENT = 64
+"""Connections one client address may hold at once (``craits serve --client-connections``)."""
+HEADER_TIMEOUT = 10.0
+"""Seconds a request's headers may take to arrive (from the connection, or the last answer)."""
+KEEP_ALIVE = 5
+"""Seconds an idle connection stays open (clients should reuse theirs less long)."""
+MAX_HEADER_BYTES = 16 * 1024
+"""Bytes of a request line and headers at most (h11's incomplete-event limit)."""
+QUIET_SECONDS = 10.0
+_TOKEN = re.compile(r"(?i)([?&]token=)[^&#\s]*")
+
+
+def connection_limit(requested: int = MAX_CONNECTIONS) -> int:
+    """``requested``, or fewer so that every connection finds a descriptor."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return requested
+    return max(MIN_CONNECTIONS, min(requested, soft - DESCRIPTOR_RESERVE))
+
+
+def _canned(status: int, reason: str, message: str) -> bytes:
+    body = json.dumps({"error": one_line(message)}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n")  # fmt: skip
+    return head.encode() + body
+
+
+def protocol_class(
+    max_connections: int | None = None,
+    connections_per_client: int = CONNECTIONS_PER_CLIENT,
+    header_timeout: float = HEADER_TIMEOUT,
+    exempt: str | None = None,
+) -> type[H11Protocol]:
+    """An h11 protocol class for one server (see the module docstring); ``0`` connections
+    per client: no per-client cap; ``exempt``: an address without one (a trusted proxy)."""
+    limit = connection_limit() if max_connections is None else max_connections
+    held: dict[str, int] = {}  # connections by client address, of this server
+    full = _canned(503, "Service Unavailable", f"the server holds {limit} connections, its "
+                   "limit: try again later")  # fmt: skip
+    crowded = _canned(503, "Service Unavailable", f"at most {connections_per_client} "
+                      "connections at once from one address: reuse one (keep-alive)")  # fmt: skip
+
+    class GuardedH11Protocol(H11Protocol):
+        _address: str | None = None
+        _timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            address = str(self.client[0]) if self.client else "unknown"
+            per_client = connections_per_client > 0 and address != exempt
+            if len(self.connections) > limit:
+                self._refuse(full)
+            elif per_client and held.get(address, 0) >= connections_per_client:
+                self._refuse(crowded)
+            else:
+                self._address = address
+                held[address] = held.get(address, 0) + 1
+                self._arm()
+
+        def _refuse(self, answer: bytes) -> None:
+            self.transport.write(answer)
+            self.transport.close()
+
+        def _arm(self) -> None:
+            """Close the connection unless a request starts within ``header_timeout``."""
+            if self._timer is not None:
+                self._timer.cancel()
+            waiting_after = self.cycle
+            self._timer = self.loop.call_later(header_timeout, self._headers_late, waiting_after)
+
+        def _headers_late(self, waiting_after: object) -> None:
+            self._timer = None
+            if self.cycle is waiting_after and not self.transport.is_closing():
+                self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._address is not None:
+                left = held.get(self._address, 1) - 1
+                if left > 0:
+                    held[self._address] = left
+                else:
+                    held.pop(self._address, None)
+                self._address = None
+
+    GuardedH11Protocol.limit = limit  # type: ignore[attr-defined]
+    return GuardedH11Protocol
+
+
+class QuietRepeats(logging.Filter):
+    """One record per logger and message per ``seconds``; its traceback as one line."""
+
+    def __init__(self, seconds: float = QUIET_SECONDS) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self._last: dict[tuple[str, str], float] = {}
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        now = time.monotonic()
+        if now - self._last.get(key, -self.seconds) < self.seconds:
+            self.dropped += 1
+            return False
+        if len(self._last) > 1000:
+            self._last.clear()
+        self._last[key] = now
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+class RedactTokens(logging.Filter):
+    """``token=…`` of a logged request line as ``token=[redacted]``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        return True
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every ``token=`` query parameter hidden."""
+    return _TOKEN.sub(r"\1[redacted]", text)
+
+
+def quiet_logs() -> None:
+    """Install :class:`QuietRepeats` on ``asyncio`` and ``uvicorn.error`` (once) and
+    :class:`RedactTokens` on ``uvicorn.access``."""
+    for name, kind in (("asyncio", QuietRepeats), ("uvicorn.error", QuietRepeats),
+                       ("uvicorn.access", RedactTokens)):  # fmt: skip
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, kind) for f in logger.filters):
+            logger.addFilter(kind())

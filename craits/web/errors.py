@@ -1,0 +1,57 @@
+"""The one shape of every error ``craits serve`` answers: ``{"error": "one line"}``.
+
+Every refusal of the application (its exception handlers) and of the request layer
+(:mod:`craits.web.limits`: sizes, timeouts, rates, the ``Host`` check) is made here, so that
+every error line is bounded in one place: whitespace collapsed to single spaces, the
+bidirectional-text controls taken out (a name holding a right-to-left override must not
+turn the line around on screen), at most :data:`MAX_ERROR_CHARS` characters, the rest an
+ellipsis. An error may quote what a client sent, but never more than that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+
+from starlette.responses import JSONResponse
+from starlette.types import Send
+
+MAX_ERROR_CHARS = 200
+"""Characters of an error line at most (the last one an ellipsis when it was cut)."""
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""The characters that reorder text on screen: LRM, RLM, ALM, the embeddings, overrides
+and isolates (U+202A-U+202E, U+2066-U+2069)."""
+
+
+def plain(text: str) -> str:
+    """``text`` without bidirectional-text controls (a name as shown)."""
+    return BIDI_CONTROLS.sub("", text)
+
+
+def one_line(message: object) -> str:
+    """``message`` as one bounded line (see the module docstring)."""
+    line = " ".join(plain(str(message)).split()) or "error"
+    if len(line) > MAX_ERROR_CHARS:
+        line = line[: MAX_ERROR_CHARS - 1] + "…"
+    return line
+
+
+def error_response(
+    status: int, message: object, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The response of a refusal: ``status`` and ``{"error": one_line(message)}``."""
+    return JSONResponse({"error": one_line(message)}, status_code=status,
+                        headers=dict(headers or {}))  # fmt: skip
+
+
+async def send_error(
+    send: Send, status: int, message: object, headers: Mapping[str, str] | None = None
+) -> None:
+    """Send the same response as :func:`error_response` from an ASGI middleware."""
+    body = json.dumps({"error": one_line(message)}).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+           (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]  # fmt: skip
+    raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
