@@ -14,6 +14,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import warnings
 from typing import Any
 
 from numba.core.dispatcher import Dispatcher
@@ -55,7 +56,12 @@ def kernel_functions() -> dict[str, Any]:
     """The compiled functions defined in the modules of ``craits_env.vector``, by name."""
     found: dict[str, Any] = {}
     for info in pkgutil.iter_modules(craits_env.vector.__path__):
-        module = importlib.import_module(f"craits_env.vector.{info.name}")
+        qualified = f"craits_env.vector.{info.name}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            module = importlib.import_module(qualified)
+        if module.__name__ != qualified:  # a deprecated old name of a module moved elsewhere
+            continue
         for name, obj in vars(module).items():
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ == module.__name__:
                 found[name] = obj
