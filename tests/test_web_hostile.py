@@ -9,11 +9,14 @@ issue against a real ``craits serve`` process on 127.0.0.1, killed at the end.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
 import os
+import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -31,7 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from craits.commands import serve as serve_command
-from craits.web import connections, library, limits
+from craits.web import connections, errors, library, limits
 from craits.web.connections import QuietRepeats, RedactTokens, redact
 from craits.web.errors import MAX_ERROR_CHARS, one_line
 from craits.web.inputs import MAX_HANDS, MAX_SEED_DIGITS, bearer_token
@@ -43,6 +46,7 @@ from craits.web.limits import (
     JsonHostCheck,
     client_address,
 )
+from craits.web.server import listen
 from craits_env.records import read_records, write_records
 from craits_env.rules import Rules
 from experiments.web_probes import run as slow_uploads
@@ -380,15 +384,108 @@ def test_the_defaults_of_craits_serve_are_those_of_the_limits() -> None:
     assert 2 * limits.REQUESTS_PER_SECOND == limits.REQUEST_BURST
 
 
+# ----------------------------------------------------------------------------- connections
+
+
+@contextmanager
+def guarded(**kw: Any) -> Iterator[int]:
+    """:data:`ECHO` under uvicorn with :func:`connections.protocol_class` ``(**kw)`` in a
+    thread on a free port of 127.0.0.1; yields the port."""
+    import threading
+
+    import uvicorn
+
+    sock = listen("127.0.0.1", 0)
+    config = uvicorn.Config(ECHO, http=connections.protocol_class(**kw), log_level="critical",
+                            h11_max_incomplete_event_size=connections.MAX_HEADER_BYTES)  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _read_all(sock: socket.socket, timeout: float) -> bytes:
+    sock.settimeout(timeout)
+    data = b""
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(4096):
+            data += chunk
+    return data
+
+
+def test_connections_beyond_the_cap_per_address_get_503_json_at_once() -> None:
+    with guarded(connections_per_client=2) as port:
+        held = [socket.create_connection(("127.0.0.1", port), 5) for _ in range(2)]
+        time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", port), 5) as third:
+            answer = _read_all(third, 5)
+        assert answer.startswith(b"HTTP/1.1 503 ") and b"connection: close" in answer
+        assert json.loads(answer.partition(b"\r\n\r\n")[2]) == {
+            "error": "at most 2 connections at once from one address: reuse one (keep-alive)"
+        }
+        with socket.create_connection(("127.0.0.1", port), 5, ("127.0.0.2", 0)) as other:
+            other.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert _read_all(other, 5).startswith(b"HTTP/1.1 200 ")  # another address
+        held[0].close()
+        time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", port), 5) as again:  # room again
+            again.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert _read_all(again, 5).startswith(b"HTTP/1.1 200 ")
+        held[1].close()
+
+
+def test_headers_that_never_end_are_closed_and_oversized_ones_get_400_json() -> None:
+    with guarded(header_timeout=0.5) as port:
+        with socket.create_connection(("127.0.0.1", port), 5) as slow:
+            slow.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
+            start = time.monotonic()
+            assert _read_all(slow, 5) == b""  # closed
+            assert time.monotonic() - start < 3
+        with socket.create_connection(("127.0.0.1", port), 5) as big:
+            big.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\nX: " + b"a" * (20 * 1024))  # no end
+            answer = _read_all(big, 5)
+        assert answer.startswith(b"HTTP/1.1 400 ")
+        error = json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+        assert error.startswith("invalid HTTP request") and "16384 bytes" in error
+        assert connections.connection_limit(10**6) <= resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 # ----------------------------------------------------------------------------- listings
 
 
-def _record_file(tmp: Path) -> str:
+def _record_file(tmp: Path, seat_name: str | None = None) -> str:
     source = next(TOURNAMENT.glob("**/records.jsonl"))
     (_, record), *_ = read_records(source, verify=False)
+    if seat_name is not None:
+        record["seats"][1] = seat_name
     path = tmp / "one.jsonl"
     write_records(path, [record])
     return path.read_text()
+
+
+def test_bidi_controls_are_out_of_names_listed_and_shown(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / f"a{RLO}b.jsonl").write_text(_record_file(tmp_path, f"ev{BIDI}il"))
+    c = client(tmp_path / "games", record_dirs=[records])
+    (entry,) = c.get("/api/records").json()["files"]
+    assert entry["name"] == "ab.jsonl"
+    (game,) = c.get("/api/records/games", params={"file": entry["key"]}).json()["games"]
+    assert game["seats"][1] == "evil" and RLO not in game["text"]
+    common = (Path(library.__file__).parent / "static" / "common.js").read_text()
+    assert (
+        "const BIDI_CONTROLS = /[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/g;" in common
+    )
+    assert common.count("plainText(") >= 5  # text, attributes, children, fill, the banner
+    assert all(not errors.BIDI_CONTROLS.sub("", ch) for ch in BIDI)  # the server's: the same
 
 
 def test_a_listing_is_paged_newest_first_and_bounded_whatever_a_folder_holds(

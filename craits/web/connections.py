@@ -11,7 +11,8 @@ failed ``accept()`` (thousands a second). Here:
   want of one) and per client address (``connections_per_client``); a connection beyond
   either is answered **503** ``{"error": …}`` and closed at once, freeing its descriptor.
   A connection whose request headers are not complete within :data:`HEADER_TIMEOUT`
-  seconds is closed;
+  seconds is closed; a malformed request (or headers over :data:`MAX_HEADER_BYTES`) gets
+  **400** ``{"error": …}`` (uvicorn's own is plain text);
 - :class:`QuietRepeats` — a logging filter that lets one record of a kind through per
   :data:`QUIET_SECONDS` and shortens its traceback to one line (on ``asyncio`` and
   ``uvicorn.error``);
@@ -79,6 +80,8 @@ def protocol_class(
     held: dict[str, int] = {}  # connections by client address, of this server
     full = _canned(503, "Service Unavailable", f"the server holds {limit} connections, its "
                    "limit: try again later")  # fmt: skip
+    malformed = _canned(400, "Bad Request", "invalid HTTP request: malformed, or its line "
+                        f"and headers over {MAX_HEADER_BYTES} bytes")  # fmt: skip
     crowded = _canned(503, "Service Unavailable", f"at most {connections_per_client} "
                       "connections at once from one address: reuse one (keep-alive)")  # fmt: skip
 
@@ -98,6 +101,9 @@ def protocol_class(
                 self._address = address
                 held[address] = held.get(address, 0) + 1
                 self._arm()
+
+        def send_400_response(self, msg: str) -> None:  # uvicorn's is plain text
+            self._refuse(malformed)
 
         def _refuse(self, answer: bytes) -> None:
             self.transport.write(answer)
