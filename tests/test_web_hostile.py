@@ -135,6 +135,31 @@ def test_a_body_that_does_not_arrive_in_time_is_408() -> None:
     assert (b"connection", b"close") in messages[0]["headers"]
 
 
+def test_a_refusal_inside_a_task_group_does_not_escape() -> None:
+    """A response that listens for the client while it streams (Starlette's file and
+    streaming responses, in a task group) and meets the body timeout: nothing escapes."""
+    import anyio
+
+    sent: list[dict[str, Any]] = []
+
+    async def streaming(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        async with anyio.create_task_group() as group:
+            group.start_soon(receive)  # never answered: the timeout raises in the group
+            await anyio.sleep(0.5)
+
+    async def never() -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"content-length", b"5")]}
+    asyncio.run(BodyLimits(streaming, timeout=0.1)(scope, never, send))
+    assert [m["type"] for m in sent] == ["http.response.start"]  # the rest dropped, no raise
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0

@@ -23,7 +23,6 @@ that stays small when descriptors run out) is :mod:`craits.web.connections`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import math
 import re
@@ -242,6 +241,15 @@ class _Refused(Exception):
     """Raised from ``receive`` to stop the application reading a refused body."""
 
 
+def _only_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is :class:`_Refused`, or a group (Python 3.11's ``ExceptionGroup``,
+    anyio's on 3.10) of nothing else."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return all(_only_refused(e) for e in inner)
+    return isinstance(exc, _Refused)
+
+
 class BodyLimits:
     """At most ``max_bytes`` of body, within ``timeout`` seconds (see the module docstring)."""
 
@@ -302,7 +310,10 @@ class BodyLimits:
                 answered = True  # the application's answer to a refused body: ours instead
                 await send_error(send, *refused, _CLOSE)
 
-        with contextlib.suppress(_Refused):
+        try:
             await self.app(scope, limited_receive, guarded_send)
+        except Exception as e:  # _Refused, alone or in a task group's exception group
+            if not _only_refused(e):
+                raise
         if refused is not None and not answered:
             await send_error(send, *refused, _CLOSE)
