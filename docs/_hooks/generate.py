@@ -12,6 +12,15 @@ A page asks for a generated block with an HTML comment on a line of its own:
   ``docs/X`` made links to the page ``X``.
 
 Links from a page to ``../CHANGELOG.md`` (right on GitHub) become links to the changelog page.
+Any other link from a page to ``../PATH``, a file of the repository outside ``docs/`` (the
+committed results under ``experiments/results/``, an example script, a configuration), is right
+on GitHub as it is written and checked to resolve by ``tests/test_docs.py``; on the site it
+becomes a link to that file in the repository (``repo_url`` of ``mkdocs.yml``: ``blob/main/PATH``,
+``raw/main/PATH`` for an image), so strict mode needs no exception for files that are not pages.
+
+A code block marked ``notest`` (```` ```python notest ````: pytest-markdown-docs does not run it;
+kept for the blocks that need a library of another venv, RLlib's and AgileRL's) is shown as a
+plain Python block: the mark is dropped from the fence for the site.
 
 Sphinx-style roles in docstrings (``:class:`~a.b.C```, ``:mod:`x```) become inline code.
 """
@@ -111,6 +120,28 @@ def generate(kind: str, arg: str | None) -> str:
     raise ValueError(f"unknown generated block {kind!r} {arg or ''}")
 
 
-def on_page_markdown(markdown: str, **_: Any) -> str:
+REPOSITORY_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\.\./([^)\s]+)\)")
+
+
+def repository_links(markdown: str, repo_url: str) -> str:
+    """``](../PATH)`` (a file of the repository outside docs/) as a link to it on ``repo_url``."""
+
+    def link(m: re.Match[str]) -> str:
+        image, text, target = m.group(1), m.group(2), m.group(3)
+        path = target.split("#", 1)[0]
+        if not (ROOT / path).exists():
+            raise ValueError(f"a link to ../{target}: no such file in the repository")
+        kind = "raw" if image else "blob"
+        return f"{image}[{text}]({repo_url.rstrip('/')}/{kind}/main/{target})"
+
+    return REPOSITORY_LINK.sub(link, markdown)
+
+
+NOTEST_FENCE = re.compile(r"^(\s*```+\s*python)\s+notest\s*$", re.M)
+
+
+def on_page_markdown(markdown: str, config: Any = None, **_: Any) -> str:
     markdown = markdown.replace("](../CHANGELOG.md)", "](changelog.md)")
-    return MARKER.sub(lambda m: generate(m.group(1), m.group(2)), markdown)
+    markdown = NOTEST_FENCE.sub(r"\1", markdown)
+    markdown = MARKER.sub(lambda m: generate(m.group(1), m.group(2)), markdown)
+    return repository_links(markdown, config["repo_url"])
