@@ -1,5 +1,6 @@
 """The repository stands on its own: its docs and docstrings cite docs/rules.md and
-docs/interface.md, never files that are not in it, and every relative link resolves."""
+docs/interface.md, never files that are not in it, and every relative link resolves; the README
+is a short front door into the docs site."""
 
 from __future__ import annotations
 
@@ -45,3 +46,24 @@ def test_every_relative_link_in_the_docs_resolves() -> None:
             if not (path.parent / target).exists():
                 broken.append(f"{path.relative_to(ROOT)}: {target}")
     assert not broken, broken
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """At most 150 lines; the manual is the docs site, and the README links into it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150, len(readme.splitlines())
+    pages = set(re.findall(r"\]\(docs/([\w-]+\.md)", readme))
+    for page in ("index.md", "install.md", "environments.md", "training.md", "results.md"):
+        assert page in pages, page
+
+
+def test_only_blocks_for_another_venv_are_not_run() -> None:
+    """A Python block that pytest-markdown-docs does not run says which venv runs it."""
+    unmarked = []
+    for path in [ROOT / "README.md", *ROOT.glob("docs/*.md")]:
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"^```python notest\n(.*)$", text, re.M):
+            if not re.match(r"# runs in the (RLlib|AgileRL) venv", m.group(1)):
+                line = text.count("\n", 0, m.start()) + 1
+                unmarked.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not unmarked, unmarked

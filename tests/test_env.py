@@ -229,15 +229,15 @@ def test_two_deals_differing_in_opponents_cards_look_identical_while_play_agrees
     assert total_lockstep > 500
 
 
-def test_observation_slice_table_matches_docstring_and_readme() -> None:
+def test_observation_slice_table_matches_docstring_and_docs() -> None:
     from pathlib import Path
 
     import craits_env.observation as module
 
     table = slice_table()
     assert table in module.__doc__
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert table in readme
+    page = Path(__file__).resolve().parents[1] / "docs" / "environments.md"
+    assert table in page.read_text(encoding="utf-8")
     for n in (2, 4, 10):
         enc = ObservationEncoder(n, Rules())
         sizes = [enc.slices[f.name].stop - enc.slices[f.name].start for f in FIELDS]
