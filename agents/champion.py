@@ -21,8 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent
+from .checkpoint_agent import PPOAgent
 from .pimc import PIMCAgent
-from .ppo import PPOAgent
 
 CHAMPION = "champion"
 CHAMPION_SEARCH = "champion-search"

@@ -1,6 +1,7 @@
-"""Reading ``craits train`` checkpoints (writing them is :mod:`craits.training.checkpoint`).
+"""``craits train`` checkpoints: the format, reading it and writing it (atomically).
 
-A checkpoint is a ``torch.save``'d dict (loadable with ``weights_only=True``:
+Here, not in :mod:`craits.training`, so that playing a checkpoint (``ppo:PATH``) needs
+nothing of training. A checkpoint is a ``torch.save``'d dict (loadable with ``weights_only=True``:
 only tensors, numbers, strings, lists and dicts):
 
 | key | content |
@@ -14,7 +15,7 @@ only tensors, numbers, strings, lists and dicts):
 | ``optimizer`` | Adam's ``state_dict`` |
 | ``pool`` | the frozen snapshots (:meth:`OpponentPool.state_dict`) |
 | ``rng`` | the torch generators' states |
-| ``rollout`` | the games in flight, pickled into a ``uint8`` tensor |
+| ``rollout`` | the games in flight, pickled into a ``uint8`` tensor (:func:`bytes_to_tensor`) |
 
 Playing a checkpoint (``"ppo:PATH"``) reads only the network; resuming a run
 also unpickles ``rollout`` — resume only from checkpoints you wrote.
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from craits_env.fileio import atomic_write_bytes
 
 from .network import PolicyNet
 
@@ -117,3 +120,20 @@ def load_policy(
     meta["observation"] = data.get("observation", STANDARD)
     meta["digest"] = policy_digest(data)
     return net, meta
+
+
+def save_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> None:
+    """``torch.save`` ``payload`` (plus format and version) to memory, then write it atomically."""
+    buffer = io.BytesIO()
+    torch.save({"format": FORMAT, "version": VERSION, **payload}, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def bytes_to_tensor(data: bytes) -> torch.Tensor:
+    """Bytes as a ``uint8`` tensor (a checkpoint holds only tensors, numbers and strings)."""
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8)
+
+
+def tensor_to_bytes(t: torch.Tensor) -> bytes:
+    """The bytes of :func:`bytes_to_tensor`'s tensor."""
+    return t.numpy().tobytes()

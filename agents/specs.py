@@ -102,7 +102,7 @@ def _champion_search(arg: str, seed: int | None) -> Agent:
 
 
 def _ppo(arg: str, seed: int | None) -> Agent:
-    from .ppo import make_ppo
+    from .checkpoint_agent import make_ppo
 
     return make_ppo(arg, seed)
 

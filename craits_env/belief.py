@@ -19,18 +19,6 @@ standard observation when a checkpoint was trained with ``observation = "belief"
 
 Size: 16 × (n − 1). Only public facts: a test checks the vector equals one computed from
 the public history alone and never changes with the hidden cards.
-
-The kind ``"belief_calls"`` (``observation = "belief_calls"``) appends, after those blocks,
-what each opponent's suit calls say (R4: a player who plays an 8 or a 9 calls the suit,
-usually one it holds), per opponent in the same order:
-
-| slice (per opponent) | size | content |
-|---|---|---|
-| `called` | 4 | one-hot: the suit it last called this hand (all 0: none) |
-| `call_strength` | 1 | 1 / (1 + cards it drew since that call), 0 if none |
-
-Size: 21 × (n − 1); its first 16 × (n − 1) floats are the ``"belief"`` vector, so a
-``"belief"`` policy starts a ``"belief_calls"`` one with zero weights on the new inputs.
 """
 
 from __future__ import annotations
@@ -41,21 +29,12 @@ from .cards import NUM_SUITS, SUIT_OF
 from .public import PublicTracker
 
 PER_OPPONENT = 16
-CALL_FEATURES = 5  # per opponent, "belief_calls" only
 PLAYED_SCALE = 8.0
-KINDS = ("belief", "belief_calls")
 
 
-def _check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise ValueError(f"belief kind: got {kind!r}, allowed {', '.join(map(repr, KINDS))}")
-
-
-def belief_size(num_players: int, kind: str = "belief") -> int:
-    """Length of the belief vector of ``kind`` at a table of ``num_players``."""
-    _check_kind(kind)
-    per = PER_OPPONENT + (CALL_FEATURES if kind == "belief_calls" else 0)
-    return per * (num_players - 1)
+def belief_size(num_players: int) -> int:
+    """Length of the belief vector at a table of ``num_players``."""
+    return PER_OPPONENT * (num_players - 1)
 
 
 def _known(draws: int | None, out: np.ndarray, i: int, j: int) -> None:
@@ -64,15 +43,12 @@ def _known(draws: int | None, out: np.ndarray, i: int, j: int) -> None:
         out[j] = 1.0 / (1.0 + draws)
 
 
-def encode_belief(
-    tracker: PublicTracker, seat: int, out: np.ndarray | None = None, kind: str = "belief"
-) -> np.ndarray:
+def encode_belief(tracker: PublicTracker, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The belief vector of ``seat`` (float32, :func:`belief_size`), written into ``out``."""
     n = tracker.num_players
     if out is None:
-        out = np.zeros(belief_size(n, kind), np.float32)
+        out = np.zeros(belief_size(n), np.float32)
     else:
-        _check_kind(kind)
         out[:] = 0.0
     for k in range(n - 1):
         opp = (seat + k + 1) % n
@@ -83,13 +59,7 @@ def encode_belief(
         _known(tracker.no_count_draws(opp), out, base + 10, base + 11)
         for card in tracker.played[opp]:
             out[base + 12 + SUIT_OF[card]] += 1.0 / PLAYED_SCALE
-        if kind == "belief_calls":
-            call = tracker.last_call(opp)
-            if call is not None:
-                at = PER_OPPONENT * (n - 1) + k * CALL_FEATURES
-                out[at + call[0]] = 1.0
-                out[at + 4] = 1.0 / (1.0 + call[1])
     return out
 
 
-__all__ = ["CALL_FEATURES", "KINDS", "PER_OPPONENT", "belief_size", "encode_belief"]
+__all__ = ["PER_OPPONENT", "belief_size", "encode_belief"]

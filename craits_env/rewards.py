@@ -25,8 +25,6 @@ import math
 from collections.abc import Collection, Sequence
 from typing import Literal, get_args
 
-import numpy as np
-
 from .engine import Game
 
 RewardMode = Literal["relative", "bounded", "score", "win"]
@@ -84,54 +82,3 @@ def game_rewards(game: Game, mode: str) -> list[float]:
     """Every seat's reward at the end of ``game``, beyond its last hand's: the ``"win"``
     rewards in that mode, zero otherwise."""
     return win_rewards(game) if mode == "win" else [0.0] * game.num_players
-
-
-# The win-chance model (:func:`win_chances`): the spread of one seat's points in a hand
-# of ``size`` cards, HAND_SD_BASE + HAND_SD_PER_CARD * size points — a least-squares line
-# through the standard deviations per hand of 2,400 standard-rule 4-player games
-# (experiments/results/champion/vs_expert and vs_pimc, games.jsonl: 27 points at one card,
-# 55-68 at eight). With it the model's chances are calibrated on those games: scaling the
-# spread by 0.8 or 1.2 makes their log-loss worse (experiments/fit_win_chance.py).
-HAND_SD_BASE = 25.0
-HAND_SD_PER_CARD = 4.2
-_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
-_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
-
-
-def spread_left(hand_sizes: Sequence[int], hands_done: int) -> float:
-    """The spread (points, one seat) of the total still to come after ``hands_done`` hands:
-    the root of the summed variances of the hands left (0 when none is left)."""
-    left = hand_sizes[hands_done:]
-    return math.sqrt(sum((HAND_SD_BASE + HAND_SD_PER_CARD * size) ** 2 for size in left))
-
-
-def win_chances(scores: Sequence[int], spread: float) -> list[float]:
-    """Every seat's chance to win the game (lowest total, ties share: R8.6) from its
-    ``scores`` so far, when each seat's points still to come are independent normals of
-    standard deviation ``spread`` (:func:`spread_left`): seat i wins when, for a standard
-    normal Z_i, Z_j > Z_i + (s_i - s_j) / spread for every other seat j — integrated over
-    Z_i by 40-node Gauss-Hermite quadrature. Sums to 1; with ``spread == 0``, the
-    realised shares (each winner 1/|winners|, the others 0)."""
-    s = np.asarray(scores, np.float64)
-    n = len(s)
-    if spread <= 0:
-        won = (s == s.min()).astype(np.float64)
-        return [float(w) for w in won / won.sum()]
-    gaps = (s[:, None] - s[None, :]) / spread  # gaps[i, j] = (s_i - s_j) / spread
-    # P(Z_j > z + gap) for every i, j and node z; the seat itself excluded by a factor 1.
-    beat = _norm_sf(_NODES[None, None, :] + gaps[:, :, None])
-    beat[np.arange(n), np.arange(n), :] = 1.0
-    chance = (beat.prod(axis=1) * _WEIGHTS).sum(axis=1)
-    return [float(c) for c in chance / chance.sum()]
-
-
-def _norm_sf(x: np.ndarray) -> np.ndarray:
-    """The standard normal's upper tail, elementwise: erfc(x / sqrt 2) / 2 by Abramowitz and
-    Stegun 7.1.26 (absolute error below 1.5e-7)."""
-    u = np.abs(x) / math.sqrt(2.0)
-    t = 1.0 / (1.0 + 0.3275911 * u)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    upper = 0.5 * poly * np.exp(-u * u)  # the tail beyond |x|
-    return np.where(x >= 0, upper, 1.0 - upper)

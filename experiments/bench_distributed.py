@@ -52,15 +52,16 @@ from typing import Any
 
 import numpy as np
 import torch
-from craits.training.learner import Learner, rollout_generators
 
 from craits import localray
 from craits.agents.network import PolicyNet
 from craits.training.config import DEFAULT_CONFIG, TrainConfig, load_config
 from craits.training.distributed import RayOptions
 from craits.training.pool import OpponentPool
+from craits.training.rollouts import rollout_generators
 from craits.training.selfplay import SelfPlayRollout
-from craits.training.train import train
+from craits.training.state import TrainingState
+from craits.training.train import train, update
 from craits_env.fileio import atomic_write_text
 
 LOCAL = "local"
@@ -130,36 +131,43 @@ def one_run(config: TrainConfig, workers: int | None) -> dict[str, Any]:
 
 
 def calibrate(config: TrainConfig, updates: int) -> dict[str, float]:
-    """The compute of an update in this process: ``collect`` and ``learn``, CPU and wall
-    seconds (medians over ``updates`` after a first, warming-up one)."""
-    learner = Learner(config, torch.device("cpu"), "calibration")
-    learner.learn(learner.collect()[0])
+    """The compute of an update in this process: collecting (the rollouts' ``collect``) and
+    learning (the rest of :func:`craits.training.train.update`: GAE and the PPO epochs), CPU
+    and wall seconds (medians over ``updates`` after a first, warming-up one)."""
+    state = TrainingState(config, torch.device("cpu"), "calibration")
+    collect, clock = state.rollouts.collect, {"cpu": 0.0, "wall": 0.0}
+
+    def timed_collect(*args: Any) -> Any:
+        c0, w0 = time.thread_time(), time.perf_counter()
+        result = collect(*args)
+        clock["cpu"], clock["wall"] = time.thread_time() - c0, time.perf_counter() - w0
+        return result
+
+    state.rollouts.collect = timed_collect  # type: ignore[method-assign]
+    update(state)
     rows: dict[str, list[float]] = {k: [] for k in ("steps", "collect_cpu_s", "learn_cpu_s",
                                                     "collect_wall_s", "learn_wall_s")}  # fmt: skip
     for _ in range(updates):
         c0, w0 = time.thread_time(), time.perf_counter()
-        batch, stats = learner.collect()
-        c1, w1 = time.thread_time(), time.perf_counter()
-        learner.learn(batch)
-        c2, w2 = time.thread_time(), time.perf_counter()
-        for key, value in (("steps", stats.steps), ("collect_cpu_s", c1 - c0),
-                           ("learn_cpu_s", c2 - c1), ("collect_wall_s", w1 - w0),
-                           ("learn_wall_s", w2 - w1)):  # fmt: skip
+        _, stats = update(state)
+        cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
+        for key, value in (("steps", stats.steps), ("collect_cpu_s", clock["cpu"]),
+                           ("learn_cpu_s", cpu - clock["cpu"]), ("collect_wall_s", clock["wall"]),
+                           ("learn_wall_s", wall - clock["wall"])):  # fmt: skip
             rows[key].append(value)
-    learner.close()
+    state.close()
     return {k: statistics.median(v) for k, v in rows.items()}
 
 
 def payload_bytes(config: TrainConfig) -> dict[str, float]:
     """The weights' size and a batch's per transition (what travels over the network)."""
-    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes,
-                    config.activation)  # fmt: skip
+    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes)
     weights = sum(t.numel() * t.element_size() for t in net.state_dict().values())
     small = config.replace(num_games=8, batch_size=64, num_minibatches=1)
     rng, gen = rollout_generators(small.seed)
     pool = OpponentPool(small.opponents, net.spec(), small.pool_size)
-    batch, _ = SelfPlayRollout(small, pool, rng).collect(net, 64, gen)
-    per = sum(getattr(batch, k).nbytes for k in vars(batch)) / len(batch)
+    segment, _ = SelfPlayRollout(small, pool, rng).collect(net, 64, gen)
+    per = sum(getattr(segment, k).nbytes for k in vars(segment)) / len(segment)
     return {"weights_bytes": float(weights), "transition_bytes": per}
 
 

@@ -3,7 +3,7 @@ time goes, in one run.
 
 Trains one configuration (default ``selfplay_4p``: 4 players, standard rules, the network
 against itself and its past snapshots) on ``backend=python`` and ``backend=vector`` at each
-``--num-games``, each variant in its own :class:`~craits.training.learner.Learner`, all in this
+``--num-games``, each variant in its own :class:`~craits.training.state.TrainingState`, all in this
 process. Every variant first trains ``--warmup`` updates untimed (until its first games have
 been replaced, the pool holds snapshots and the table mix has settled: a run's first games
 all seat "self"); then the variants take turns, ``--rounds`` times, training ``--updates``
@@ -34,25 +34,25 @@ from typing import Any
 import torch
 
 from craits.training.config import load_config
-from craits.training.learner import Learner
+from craits.training.state import TrainingState
+from craits.training.train import update
 from craits_env.fileio import atomic_write_text
 
 BASELINE_GAMES = 128  # the Python backend's num_games in ppo_4p / ppo_2p: today's training
 PARTS = ("env", "encode", "forward", "update")
 
 
-def make_learner(config_name: str, backend: str, games: int, seed: int) -> Learner:
+def make_learner(config_name: str, backend: str, games: int, seed: int) -> TrainingState:
     config = load_config(config_name, [f"backend={backend}", f"num_games={games}",
                                        f"seed={seed}", "device=cpu"])  # fmt: skip
-    return Learner(config, torch.device("cpu"), f"bench-{backend}-{games}")
+    return TrainingState(config, torch.device("cpu"), f"bench-{backend}-{games}")
 
 
-def train_updates(learner: Learner, updates: int) -> tuple[int, dict[str, float]]:
+def train_updates(learner: TrainingState, updates: int) -> tuple[int, dict[str, float]]:
     """Train ``updates`` updates; the environment steps taken and the seconds per part."""
     before_steps, before = learner.global_step, dict(learner.seconds)
     for _ in range(updates):
-        batch, _ = learner.collect()
-        learner.learn(batch)
+        update(learner)
     seconds = {k: learner.seconds[k] - before[k] for k in PARTS}
     return learner.global_step - before_steps, seconds
 

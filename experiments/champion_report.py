@@ -23,8 +23,8 @@ from typing import Any
 from bench_pimc import searched_decisions, time_decisions
 
 from craits.agents.champion import CHAMPION, CHAMPION_SEARCH, SEARCH_SIMULATIONS
+from craits.agents.checkpoint import load_checkpoint
 from craits.agents.specs import make_agent
-from craits.training.checkpoint import load_checkpoint
 from craits_env import Rules
 from craits_env.fileio import atomic_write_text
 

@@ -57,14 +57,14 @@ import numpy as np
 
 from craits.agents.base import Agent, Observation
 from craits.agents.champion import CHECKPOINT
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.network import PolicyNet
 from craits.agents.pimc import ENDGAME
-from craits.agents.ppo import PPOAgent
 from craits.agents.specs import make_agent
 from craits_env import DECLARE, NUM_ACTIONS, Game, Rules
 from craits_env.actions import PHASE_DECLARE, forced_action
 from craits_env.fileio import atomic_write_bytes, atomic_write_text
-from craits_env.oracle import encode_oracle, oracle_size
+from craits_env.opponent_hands import encode_hands, hands_size
 from craits_env.public import PublicGame
 from craits_env.seeding import derive_rng, derive_seed
 
@@ -148,7 +148,7 @@ def decisions(config: Collect, i: int) -> Iterator[tuple[PublicGame, list[Agent]
 
 def label_game(args: tuple[Collect, int]) -> tuple[np.ndarray, ...]:
     """Game ``i``'s labelled decisions: (network inputs, legal masks, values — NaN where
-    illegal —, the opponents' true hands: ``craits_env.oracle.encode_oracle``, for the
+    illegal —, the opponents' true hands: ``craits_env.opponent_hands.encode_hands``, for the
     analysis only)."""
     config, i = args
     rows = []
@@ -159,13 +159,13 @@ def label_game(args: tuple[Collect, int]) -> tuple[np.ndarray, ...]:
             q[a], mask[a] = v, True
         seat = public.game.current_player
         rows.append((policy.features(public.views[seat]), mask, q,
-                     encode_oracle(public.game, seat)))  # fmt: skip
+                     encode_hands(public.game, seat)))  # fmt: skip
     if not rows:  # (a game without one: a one-hand schedule at most)
         n = config.num_players
         view = PublicGame(Game(n, Rules(), rng=derive_rng(0))).views[0]
         return (np.zeros((0, len(PPOAgent(config.checkpoint).features(view))), np.float32),
                 np.zeros((0, NUM_ACTIONS), bool), np.zeros((0, NUM_ACTIONS), np.float32),
-                np.zeros((0, oracle_size(n)), np.uint8))  # fmt: skip
+                np.zeros((0, hands_size(n)), np.uint8))  # fmt: skip
     f, m, q, h = zip(*rows, strict=True)
     return np.stack(f), np.stack(m), np.stack(q), np.stack(h).astype(np.uint8)
 

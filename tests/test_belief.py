@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 import torch
 
-from craits.agents.ppo import PPOAgent
+from craits.agents.checkpoint import load_checkpoint
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.specs import make_agent
-from craits.training.checkpoint import load_checkpoint
-from craits.training.learner import Learner
+from craits.training.state import TrainingState
 from craits.training.train import train
 from craits_env import DRAW, Game, Rules
-from craits_env.actions import CALL_BASE, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
-from craits_env.belief import CALL_FEATURES, KINDS, PER_OPPONENT, belief_size, encode_belief
+from craits_env.actions import PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
+from craits_env.belief import PER_OPPONENT, belief_size, encode_belief
 from craits_env.cards import SUIT_OF
 from craits_env.public import PublicGame, PublicTracker
 
@@ -85,7 +85,7 @@ def test_the_vector_never_depends_on_the_hidden_cards() -> None:
         if game.is_over:
             continue
         view = public.view(game.current_player)
-        before = [encode_belief(public.tracker, view.seat, kind=k) for k in KINDS]
+        before = encode_belief(public.tracker, view.seat)
         sizes = {s: len(game.hands[s]) for s in range(3) if s != view.seat}
         unseen = list(rng.permutation(view.unseen_cards()))
         hands, k = {}, 0
@@ -93,8 +93,8 @@ def test_the_vector_never_depends_on_the_hidden_cards() -> None:
             hands[s], k = [int(c) for c in unseen[k : k + size]], k + size
         other = PublicGame(view.determinize(hands, [int(c) for c in unseen[k:]], rng))
         other.tracker.restore(public.tracker.state())
-        after = [encode_belief(other.tracker, view.seat, kind=k) for k in KINDS]
-        assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+        after = encode_belief(other.tracker, view.seat)
+        assert np.array_equal(before, after)
 
 
 @pytest.fixture(scope="module")
@@ -116,10 +116,10 @@ def test_a_belief_policy_started_from_a_standard_one_plays_exactly_as_it(
     base_ckpt, _ = belief_run
     config = tiny(num_players=3, observation="belief", init_policy=str(base_ckpt),
                   opponents={"self": 1.0, "greedy": 1.0})  # fmt: skip
-    learner = Learner(config, torch.device("cpu"), "widen")
-    learner.init_policy(config.init_policy)
+    state = TrainingState(config, torch.device("cpu"), "widen")
+    state.init_policy(config.init_policy)
     base = load_checkpoint(base_ckpt)["policy"]
-    weight = learner.net.state_dict()["trunk.0.weight"]
+    weight = state.net.state_dict()["trunk.0.weight"]
     standard = base["trunk.0.weight"].shape[1]
     assert torch.equal(weight[:, :standard], base["trunk.0.weight"])
     assert not weight[:, standard:].any()  # the new inputs start with zero weights
@@ -128,8 +128,8 @@ def test_a_belief_policy_started_from_a_standard_one_plays_exactly_as_it(
 
     old = PolicyNet.from_spec(load_checkpoint(base_ckpt)["network"])
     old.load_state_dict(base)
-    assert torch.allclose(learner.net(obs)[0], old(obs[:, :standard])[0])
-    learner.close()
+    assert torch.allclose(state.net(obs)[0], old(obs[:, :standard])[0])
+    state.close()
 
 
 def test_a_belief_checkpoint_plays_through_seat_views_and_refuses_a_bare_dict(
@@ -160,48 +160,6 @@ def test_a_belief_checkpoint_plays_through_seat_views_and_refuses_a_bare_dict(
 # ----------------------------------------------------------------------------- suit calls
 
 
-def test_the_calls_block_says_each_opponents_last_call_this_hand() -> None:
-    """observation = belief_calls: the belief vector, then per opponent its last call (R4)."""
-    rng = np.random.default_rng(2)
-    n, calls_seen, decayed = 4, 0, 0
-    for g in range(60):
-        game = Game(n, Rules(hand_sizes=(8, 5, 3)), seed=200 + g)
-        public = PublicGame(game)
-        called: dict[int, tuple[int, int]] = {}  # seat -> (suit, game.drawn[seat] then)
-        hand = game.hand_index
-        while not game.is_over:
-            p = game.current_player
-            vec = encode_belief(public.tracker, p, kind="belief_calls")
-            assert vec.shape == (belief_size(n, "belief_calls"),) == (21 * (n - 1),)
-            assert np.array_equal(vec[: belief_size(n)], encode_belief(public.tracker, p))
-            calls = vec[belief_size(n) :].reshape(n - 1, CALL_FEATURES)
-            for k in range(n - 1):
-                opp = (p + k + 1) % n
-                want = np.zeros(CALL_FEATURES, np.float32)
-                if opp in called:
-                    suit, base = called[opp]
-                    want[suit] = 1.0
-                    want[4] = 1 / (1 + game.drawn[opp] - base)
-                    decayed += want[4] < 1
-                assert calls[k] == pytest.approx(want)
-            action = int(rng.choice(game.legal_actions()))
-            phase, base = game.phase, game.drawn[p]
-            public.apply(action)
-            if game.hand_index != hand:
-                hand, called = game.hand_index, {}
-                continue
-            if phase == PHASE_CALL_SUIT:
-                assert CALL_BASE <= action < CALL_BASE + 4
-                called[p] = (action - CALL_BASE, base)
-                calls_seen += 1
-                assert public.tracker.last_call(p) == (action - CALL_BASE, 0)
-    assert calls_seen > 200 and decayed > 50, (calls_seen, decayed)
-    with pytest.raises(
-        ValueError, match="belief kind: got 'calls', allowed 'belief', 'belief_calls'"
-    ):
-        belief_size(4, "calls")
-
-
 def test_the_tracker_state_keeps_the_calls_and_reads_older_states() -> None:
     game = Game(3, Rules(), seed=9)
     public = PublicGame(game)
@@ -224,36 +182,6 @@ def test_the_tracker_state_keeps_the_calls_and_reads_older_states() -> None:
         ):
             copy.tracker.restore({**state, "called": bad})
         assert copy.tracker.state() == before  # nothing changed
-
-
-def test_a_belief_calls_policy_started_from_a_belief_one_plays_exactly_as_it(
-    belief_run: tuple[Path, Path], tmp_path: Path
-) -> None:
-    _, tuned = belief_run
-    config = tiny(num_players=3, observation="belief_calls", init_policy=str(tuned),
-                  opponents={"self": 1.0, "greedy": 1.0}, total_steps=300)  # fmt: skip
-    learner = Learner(config, torch.device("cpu"), "widen_calls")
-    learner.init_policy(config.init_policy)
-    from craits.agents.network import PolicyNet
-
-    data = load_checkpoint(tuned)
-    old = PolicyNet.from_spec(data["network"])
-    old.load_state_dict(data["policy"])
-    obs = torch.rand(5, learner.net.obs_size)
-    assert learner.net.obs_size == old.obs_size + 2 * CALL_FEATURES
-    assert torch.allclose(learner.net(obs)[0], old(obs[:, : old.obs_size])[0])
-    learner.close()
-    # Trained so, it plays through seat views, reading the calls from the tracker.
-    result = train(config, out=tmp_path / "calls", progress=False, echo=lambda s: None)
-    agent = make_agent(f"ppo:{result.final_checkpoint}", num_players=3,
-                       rules=Rules(hand_sizes=(3, 2, 1)))  # fmt: skip
-    game = Game(3, Rules(hand_sizes=(3, 2, 1)), seed=5)
-    public = PublicGame(game)
-    while not game.is_over:
-        view = public.view(game.current_player)
-        features = agent.features(view)  # type: ignore[attr-defined]
-        assert features.shape == (old.obs_size + 2 * CALL_FEATURES,)
-        public.apply(agent.act(view))
 
 
 def test_a_tracker_pickled_before_the_calls_unpickles_knowing_none() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import craits.agents.champion as champion
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.pimc import PIMCAgent
-from craits.agents.ppo import PPOAgent
 from craits.agents.specs import make_agent, resolve_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame

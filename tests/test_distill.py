@@ -13,10 +13,10 @@ import torch
 from craits.agents.arena import play_game
 from craits.agents.base import legal_actions_of
 from craits.agents.champion import CHECKPOINT
+from craits.agents.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.pimc import ENDGAME, PIMCAgent
-from craits.agents.ppo import PPOAgent
 from craits.agents.specs import make_agent
-from craits.training.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
 from craits.training.distill import (
     CollectConfig,
     DistillConfig,

@@ -27,14 +27,22 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from craits.training.checkpoint import load_checkpoint
-from craits.training.learner import LocalRollouts
 
 from craits import localray
+from craits.agents.checkpoint import load_checkpoint
 from craits.agents.network import PolicyNet
+from craits.training.buffer import Segment
 from craits.training.config import to_toml
-from craits.training.distributed import RayOptions, RolloutWorker, WorkersFailed, split_batch
+from craits.training.distributed import (
+    RayOptions,
+    RolloutWorker,
+    WorkersFailed,
+    merge,
+    split_batch,
+)
 from craits.training.pool import OpponentPool
+from craits.training.ppo import gae_linked
+from craits.training.rollouts import LocalRollouts
 from craits.training.selfplay import SelfPlayRollout
 from craits.training.train import find_checkpoint, train
 
@@ -83,13 +91,14 @@ def test_worker_zero_is_the_single_process_rollout_and_its_state_round_trips() -
     worker = RolloutWorker(config.to_dict(), spec, 0, 0, [])
     other = RolloutWorker(config.to_dict(), spec, 1, 0, [])
     for version in range(4):  # snapshots added and retired (pool_size 2) on the way
-        batch, stats = local.collect(net, version, 96)
+        segment, stats = local.collect(net, version, 96)
         result = worker.collect(96, net.state_dict(), version)
         assert result.version == version and result.stats.steps == stats.steps
-        for key in ("obs", "masks", "actions", "log_probs", "values", "advantages", "returns"):
-            assert np.array_equal(getattr(batch, key), getattr(result.batch, key)), key
-        assert not np.array_equal(other.collect(96, net.state_dict(), version).batch.obs[:8],
-                                  batch.obs[:8])  # fmt: skip
+        for key in ("obs", "hands", "masks", "actions", "log_probs", "values", "rewards", "dones",
+                    "next_index", "open"):  # fmt: skip
+            assert np.array_equal(getattr(segment, key), getattr(result.segment, key)), key
+        assert not np.array_equal(other.collect(96, net.state_dict(), version).segment.obs[:8],
+                                  segment.obs[:8])  # fmt: skip
         with torch.no_grad():  # the next update's network
             for p in net.parameters():
                 p.add_(0.05 * torch.randn_like(p))
@@ -104,7 +113,35 @@ def test_worker_zero_is_the_single_process_rollout_and_its_state_round_trips() -
     copy = RolloutWorker(config.to_dict(), spec, 0, 5, [])
     copy.load_state(worker.state(), pool.state_dict()["snapshots"])
     a, b = worker.collect(96, net.state_dict(), 9), copy.collect(96, net.state_dict(), 9)
-    assert np.array_equal(a.batch.actions, b.batch.actions) and a.stats.steps == b.stats.steps
+    assert np.array_equal(a.segment.actions, b.segment.actions) and a.stats.steps == b.stats.steps
+
+
+def test_workers_segments_concatenated_give_each_transition_its_own_advantage() -> None:
+    """merge: the segments of two workers one after another, their links shifted: GAE over the
+    concatenation gives every transition what GAE over its own worker's segment gives it."""
+    config = tiny(opponents={"self": 1.0, "greedy": 1.0})
+    torch.manual_seed(0)
+    net = PolicyNet(SelfPlayRollout.observation_size(config), config.hidden_sizes)
+    workers = [RolloutWorker(config.to_dict(), net.spec(), k, 0, []) for k in range(2)]
+    results = [w.collect(n, net.state_dict(), 0) for w, n in zip(workers, (48, 48), strict=True)]
+    segment, stats = merge(results)
+    assert len(segment) == sum(len(r.segment) for r in results)
+    assert stats.steps == sum(r.stats.steps for r in results)
+
+    def advantages(s: Segment) -> np.ndarray:
+        return gae_linked(s.rewards, s.values, s.dones, s.next_index, 0.99, 0.95, s.open)
+
+    together = advantages(segment)
+    alone = np.concatenate([advantages(r.segment) for r in results])
+    assert np.array_equal(together, alone)
+    first = len(results[0].segment)
+    linked = segment.next_index[first:] >= 0
+    assert (segment.next_index[first:][linked] >= first).all()  # the streams stay apart
+    batch = segment.batch(together)
+    parts = [r.segment.batch(advantages(r.segment)) for r in results]
+    for key in ("obs", "actions", "advantages", "returns"):
+        assert np.array_equal(getattr(batch, key),
+                              np.concatenate([getattr(p, key) for p in parts])), key  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- on Ray
@@ -148,13 +185,13 @@ def test_one_ray_worker_trains_exactly_what_one_process_trains(
         assert same_policy(here.final_checkpoint, result.final_checkpoint)
 
 
-def test_an_oracle_critic_run_on_ray_trains_what_one_process_trains(
+def test_a_hands_head_run_on_ray_trains_what_one_process_trains(
     ray_local: None, tmp_path: Path
 ) -> None:
-    config = tiny(critic="oracle", total_steps=400)  # the hands travel with the batches
+    config = tiny(hands_coef=0.5, total_steps=400)  # the hands travel with the segments
     here = train(config, out=tmp_path / "here", **quiet())
     on_ray = train(config, out=tmp_path / "ray", rollouts=RayOptions(workers=1), **quiet())
-    assert load_checkpoint(on_ray.final_checkpoint)["network"]["critic_extra"] > 0
+    assert load_checkpoint(on_ray.final_checkpoint)["network"]["hands_out"] > 0
     assert (here.global_step, here.updates) == (on_ray.global_step, on_ray.updates)
     assert same_policy(here.final_checkpoint, on_ray.final_checkpoint)
 
@@ -246,10 +283,9 @@ def test_a_worker_that_keeps_dying_stops_the_run_in_one_line(ray_local: None) ->
         with pytest.raises(WorkersFailed, match=gives_up) as info:
             rollouts.collect(net, 0, 96)
         assert "\n" not in str(info.value) and rollouts.restarts == 3
-        died = [line.split(" (")[0] for line in rollouts.messages()]
-        assert died == ["rollout worker 0 died"] * 3
     finally:
-        rollouts.close()
+        died = [line.split(" (")[0] for line in rollouts.close()]  # the lines not yet shown
+    assert died == ["rollout worker 0 died"] * 3
 
 
 # ----------------------------------------------------------------------------- the command

@@ -1,5 +1,5 @@
 """The hands head (hands_coef > 0): an auxiliary task that teaches the policy's trunk the
-opponents' hands, with the true hands (craits_env.oracle) as its targets."""
+opponents' hands, with the true hands (craits_env.opponent_hands) as its targets."""
 
 from __future__ import annotations
 
@@ -10,14 +10,20 @@ import pytest
 import torch
 from torch import nn
 
+from craits.agents.checkpoint import load_checkpoint, load_policy
 from craits.agents.network import PolicyNet
 from craits.agents.specs import make_agent
-from craits.training.checkpoint import load_checkpoint, load_policy
-from craits.training.learner import Learner
-from craits.training.ppo import MaskedCategorical, normalize, ppo_loss
-from craits.training.train import train
+from craits.training.ppo import (
+    MaskedCategorical,
+    annealed_learning_rate,
+    gae_linked,
+    normalize,
+    ppo_loss,
+)
+from craits.training.state import TrainingState
+from craits.training.train import train, update
 from craits_env import Game, Rules
-from craits_env.oracle import oracle_size
+from craits_env.opponent_hands import hands_size
 from craits_env.public import PublicGame
 
 from .test_training import tiny
@@ -49,12 +55,6 @@ def test_the_head_reads_the_policys_trunk_and_leaves_the_moves_unchanged() -> No
         PolicyNet(20, hands_out=-2)
     with pytest.raises(ValueError, match="no hands head"):
         PolicyNet(20, (8,)).with_hands(obs)
-    # With an oracle critic too: the critic reads the hands, the head predicts them.
-    both = PolicyNet(20, (8,), critic_extra=6, hands_out=6)
-    extra = torch.rand(5, 6)
-    a = both.with_hands(obs, extra)
-    b = both(obs, extra)
-    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
 
 
 def test_config_checks_the_coefficient_and_the_backend() -> None:
@@ -66,22 +66,27 @@ def test_config_checks_the_coefficient_and_the_backend() -> None:
 
 def test_one_update_adds_the_weighted_cross_entropy_against_the_true_hands() -> None:
     # The update's loss is PPO's plus hands_coef × BCE(head, does the opponent hold the card):
-    # the same update done by hand gives the same parameters.
+    # the same update done by hand — collect, GAE, the loss — gives the same parameters.
     config = tiny(num_players=3, hands_coef=0.7, update_epochs=1, num_minibatches=1)
-    learner = Learner(config, torch.device("cpu"), "hands")
-    assert learner.net.hands_out == oracle_size(3) and learner.net.critic is None
-    batch, _ = learner.collect()
-    assert batch.critic_obs.shape == (len(batch), oracle_size(3)) and batch.critic_obs.any()
-    start = {k: v.clone() for k, v in learner.net.state_dict().items()}
-    metrics = learner.learn(batch)
+    state = TrainingState(config, torch.device("cpu"), "hands")
+    assert state.net.hands_out == hands_size(3)
+    start = {k: v.clone() for k, v in state.net.state_dict().items()}
+    metrics, stats = update(state)
     assert metrics["hands_loss"] > 0
-    # The update by hand, from the same start (a fresh learner of the same seed).
-    twin = Learner(config, torch.device("cpu"), "twin")
-    twin.net.load_state_dict(start)
-    twin.optimizer = torch.optim.Adam(twin.net.parameters(), lr=twin.learning_rate, eps=1e-5)
+    # The update by hand, from the same start (a fresh state of the same seed: the same games).
+    twin = TrainingState(config, torch.device("cpu"), "twin")
+    assert all(torch.equal(v, twin.net.state_dict()[k]) for k, v in start.items())
+    segment, twin_stats = twin.rollouts.collect(twin.actor, 0, config.batch_size)
+    assert twin_stats.steps == stats.steps
+    assert segment.hands.shape == (len(segment), hands_size(3)) and segment.hands.any()
+    adv = gae_linked(segment.rewards, segment.values, segment.dones, segment.next_index,
+                     config.gamma, config.gae_lambda, segment.open)  # fmt: skip
+    batch = segment.batch(adv)
+    lr = annealed_learning_rate(config.learning_rate, 0, stats.steps, config.total_steps)
+    assert lr == metrics["learning_rate"]
+    optimizer = torch.optim.Adam(twin.net.parameters(), lr=lr, eps=1e-5)
     obs = torch.from_numpy(batch.obs)
-    order = torch.randperm(len(batch), generator=torch.Generator().manual_seed(config.seed * 2 + 2))
-    mb = order
+    mb = torch.randperm(len(batch), generator=torch.Generator().manual_seed(config.seed * 2 + 2))
     logits, value, hand_logits = twin.net.with_hands(obs[mb])
     dist = MaskedCategorical(logits, torch.from_numpy(batch.masks)[mb])
     out = ppo_loss(
@@ -93,20 +98,20 @@ def test_one_update_adds_the_weighted_cross_entropy_against_the_true_hands() -> 
         old_value=torch.from_numpy(batch.values)[mb],
         returns=torch.from_numpy(batch.returns)[mb],
         clip_coef=config.clip_coef,
-        clip_vloss=config.clip_vloss,
+        clip_vloss=True,
         ent_coef=config.ent_coef,
         vf_coef=config.vf_coef,
     )
-    held = torch.from_numpy(batch.critic_obs).clamp(max=1.0)[mb]
+    held = torch.from_numpy(batch.hands).clamp(max=1.0)[mb]
     bce = nn.functional.binary_cross_entropy_with_logits(hand_logits, held)
-    assert bce.item() == pytest.approx(metrics["hands_loss"], rel=1e-5)
-    twin.optimizer.zero_grad()
+    assert bce.item() == metrics["hands_loss"]
+    optimizer.zero_grad()
     (out.loss + 0.7 * bce).backward()
     nn.utils.clip_grad_norm_(twin.net.parameters(), config.max_grad_norm)
-    twin.optimizer.step()
-    for k, v in learner.net.state_dict().items():
-        torch.testing.assert_close(twin.net.state_dict()[k], v, rtol=1e-5, atol=1e-6)
-    learner.close()
+    optimizer.step()
+    for k, v in state.net.state_dict().items():
+        assert torch.equal(twin.net.state_dict()[k], v), k
+    state.close()
     twin.close()
 
 
@@ -123,21 +128,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_hands_run_starts_from_a_plain_policy_and_is_reproducible(runs: Path) -> None:
     config = tiny(hands_coef=1.0, init_policy=str(runs / "base"), learning_rate=0.005)
-    learner = Learner(config, torch.device("cpu"), "start")
-    learner.init_policy(config.init_policy)
+    state = TrainingState(config, torch.device("cpu"), "start")
+    state.init_policy(config.init_policy)
     old, _ = load_policy(runs / "base" / "final.pt")
-    obs = torch.rand(7, learner.net.obs_size)
-    assert torch.equal(learner.net(obs)[0], old(obs)[0])  # the same moves to start with
-    learner.close()
+    obs = torch.rand(7, state.net.obs_size)
+    assert torch.equal(state.net(obs)[0], old(obs)[0])  # the same moves to start with
+    state.close()
     # And back: a plain run starts from a hands-head policy, its head dropped.
     plain = tiny(init_policy=str(runs / "a"))
-    learner = Learner(plain, torch.device("cpu"), "plain")
-    learner.init_policy(plain.init_policy)
+    state = TrainingState(plain, torch.device("cpu"), "plain")
+    state.init_policy(plain.init_policy)
     trained, _ = load_policy(runs / "a" / "final.pt")
-    assert learner.net.hands is None and torch.equal(learner.net(obs)[0], trained(obs)[0])
-    learner.close()
+    assert state.net.hands is None and torch.equal(state.net(obs)[0], trained(obs)[0])
+    state.close()
     a, b = (load_checkpoint(runs / name / "final.pt") for name in ("a", "b"))
-    assert a["network"]["hands_out"] == oracle_size(2)
+    assert a["network"]["hands_out"] == hands_size(2)
     assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
 
 
@@ -147,9 +152,9 @@ def test_the_head_learns_the_hands_and_the_checkpoint_plays_its_policy(runs: Pat
     rules = Rules(hand_sizes=(3, 2, 1))
     net, _ = load_policy(runs / "a" / "final.pt")
     config = tiny(hands_coef=1.0, seed=99)  # games the runs never saw
-    fresh = Learner(config, torch.device("cpu"), "probe")
-    batch, _ = fresh.collect()
-    obs, held = torch.from_numpy(batch.obs), torch.from_numpy(batch.critic_obs).clamp(max=1.0)
+    fresh = TrainingState(config, torch.device("cpu"), "probe")
+    segment, _ = fresh.rollouts.collect(fresh.actor, 0, config.batch_size)
+    obs, held = torch.from_numpy(segment.obs), torch.from_numpy(segment.hands).clamp(max=1.0)
     with torch.no_grad():
         trained = nn.functional.binary_cross_entropy_with_logits(net.with_hands(obs)[2], held)
         untrained = nn.functional.binary_cross_entropy_with_logits(

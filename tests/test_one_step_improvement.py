@@ -11,7 +11,7 @@ import pytest
 
 from craits.agents.arena import play_game
 from craits.agents.champion import CHECKPOINT
-from craits.agents.ppo import PPOAgent
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.actions import PHASE_DECLARE

@@ -70,7 +70,7 @@ def test_train_config_rules_is_rules_and_errors_name_the_key() -> None:
 
 
 def test_the_run_records_the_settings_it_used(tmp_path: Path) -> None:
-    from craits.training.checkpoint import load_checkpoint
+    from craits.agents.checkpoint import load_checkpoint
     from craits.training.config import config_path
     from craits.training.train import train
 

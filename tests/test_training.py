@@ -12,16 +12,23 @@ import numpy as np
 import pytest
 import torch
 
-from craits.agents.duplicate_tournament import TournamentConfig, run_games
-from craits.agents.network import PolicyNet
-from craits.agents.specs import make_agent
-from craits.training.checkpoint import (
+from craits.agents.checkpoint import (
     load_checkpoint,
     load_policy,
     save_checkpoint,
     tensor_to_bytes,
 )
-from craits.training.config import TrainConfig, config_names, load_config, parse_override, to_toml
+from craits.agents.duplicate_tournament import TournamentConfig, run_games
+from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
+from craits.training.config import (
+    FIELDS,
+    TrainConfig,
+    config_names,
+    load_config,
+    parse_override,
+    to_toml,
+)
 from craits.training.pool import OpponentPool
 from craits.training.ppo import MaskedCategorical, gae, gae_linked, masked_logits, ppo_loss
 from craits.training.selfplay import SelfPlayRollout
@@ -30,7 +37,6 @@ from craits_env import Rules, craits_v0
 from craits_env.actions import NUM_ACTIONS
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder
-from craits_env.records import read_records, replay
 
 torch.set_num_threads(1)
 
@@ -299,8 +305,11 @@ def test_collect_returns_complete_transitions_and_carries_the_open_ones() -> Non
     rollout = SelfPlayRollout(config, pool, np.random.default_rng(0))
     net = PolicyNet(rollout.obs_size, [16])
     gen = torch.Generator().manual_seed(0)
-    batch, stats = rollout.collect(net, 96, gen)
-    assert len(batch) >= 96 and stats.transitions == len(batch)
+    segment, stats = rollout.collect(net, 96, gen)
+    batch = segment.batch(gae_linked(segment.rewards, segment.values, segment.dones,
+                                     segment.next_index, 0.99, 0.95, segment.open))  # fmt: skip
+    assert len(batch) >= 96 and stats.transitions == len(batch) == int((~segment.open).sum())
+    assert segment.open.sum() == rollout.buffer.size  # the open ones are carried
     assert stats.steps > len(batch)
     assert batch.masks[np.arange(len(batch)), batch.actions].all()
     open_streams = sum(1 for slot in rollout.slots for last in slot.last if last >= 0)
@@ -315,7 +324,8 @@ def test_rollouts_run_at_any_table(players: int, rules: dict[str, object]) -> No
     pool = OpponentPool(config.opponents, {}, 1)
     rollout = SelfPlayRollout(config, pool, np.random.default_rng(1))
     net = PolicyNet(rollout.obs_size, [8])
-    batch, stats = rollout.collect(net, 64, torch.Generator().manual_seed(0))
+    segment, stats = rollout.collect(net, 64, torch.Generator().manual_seed(0))
+    batch = segment.batch(np.zeros(len(segment), np.float32))
     assert batch.obs.shape[1] == ObservationEncoder(players, config.rules).size
     assert batch.masks[np.arange(len(batch)), batch.actions].all() and stats.learner_wins
 
@@ -351,9 +361,9 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
         (tmp_path / f"{name}.toml").write_text(to_toml(config))
         assert load_config(str(tmp_path / f"{name}.toml")) == config
     c = load_config("ppo_2p", ["learning_rate=1e-3", "opponents.greedy=2", "hidden_sizes=[64]",
-                               "activation=relu", "rules.face_cards=true"])  # fmt: skip
+                               "rules.face_cards=true"])  # fmt: skip
     assert c.learning_rate == 1e-3 and c.opponents["greedy"] == 2.0
-    assert c.hidden_sizes == (64,) and c.activation == "relu" and c.rules.face_cards
+    assert c.hidden_sizes == (64,) and c.rules.face_cards
     assert parse_override("eval_opponents=greedy") == ("eval_opponents", "greedy")
     for bad, match in [
         ("nope=1", "unknown config key 'nope'; allowed: "),
@@ -375,13 +385,31 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
         load_config("ppo_4p", ["value_horizon=hand", "reward=win"])
 
 
+def test_every_config_field_has_a_one_line_docstring() -> None:
+    """The configuration reference is generated from these: 32 fields at most, each with one."""
+    import ast
+    import inspect
+
+    import craits.training.config as module
+
+    tree = ast.parse(inspect.getsource(module))
+    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TrainConfig")
+    docs = {}
+    for node, after in zip(body.body, body.body[1:], strict=False):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            assert isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            docs[node.target.id] = after.value.value
+    assert list(docs) == list(FIELDS) and len(FIELDS) <= 32
+    assert all(doc and "\n" not in doc for doc in docs.values()), docs
+
+
 # ----------------------------------------------------------------------------- a smoke run
 
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    result = train(tiny(eval_every=3, final_eval_deals=2, eval_records=True), out=out,
+    result = train(tiny(eval_every=3, final_eval_deals=2), out=out,
                    progress=False, echo=lambda s: None)  # fmt: skip
     assert result.global_step >= 1500 and result.updates >= 3
     assert set(result.evaluations) == {"greedy"}
@@ -407,12 +435,6 @@ def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path
     assert sorted(p.name for p in (smoke_run / "checkpoints").glob("*.pt"))[0] == "step_000001.pt"
     assert (smoke_run / "eval" / "greedy" / "results.json").is_file()
     assert (smoke_run / "config.toml").is_file()
-    # eval_records: the final evaluation's games as records that replay to their scores
-    records = [rec for _, rec in read_records(smoke_run / "eval" / "greedy" / "records.jsonl")]
-    assert len(records) == 2 * 2  # 2 deals, 2 seat rotations
-    for rec in records:
-        assert replay(rec).scores == rec["scores"]
-        assert any(spec.startswith("ppo:") for spec in rec["seats"])
     net, meta = load_policy(smoke_run / "final.pt")
     assert meta["num_players"] == 2 and net.obs_size == ObservationEncoder(2, Rules()).size
 
@@ -536,8 +558,50 @@ def test_cli_train_runs_and_prints_the_table(tmp_path: Path, capsys) -> None:  #
     assert load_checkpoint(out / "final.pt")["config"]["seed"] == 7
 
 
+def test_cli_train_rule_options_and_short_game(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """-r NAME=VALUE and --short as craits play and tournament spell them: on top of the
+    config's [rules] (-r NAME=VALUE is --set rules.NAME=VALUE; an -r hand_sizes wins)."""
+    from craits.cli import main
+
+    config = tmp_path / "mini.toml"
+    config.write_text(to_toml(tiny(total_steps=100, checkpoint_every=0)))
+    runs = {
+        "r": ["-r", "face_cards=true", "--short"],
+        "set": ["--set", "rules.face_cards=true", "--set", "rules.hand_sizes=[8,7,6,5,4,3,2,1]"],
+        "mixed": ["--short", "-r", "hand_sizes=2,1"],
+    }
+    for name, extra in runs.items():
+        assert main(["train", "--config", str(config), "--out", str(tmp_path / name),
+                     "--no-progress", *extra]) == 0  # fmt: skip
+    capsys.readouterr()
+    rules = {name: load_checkpoint(tmp_path / name / "final.pt")["rules"] for name in runs}
+    assert (
+        rules["r"]
+        == rules["set"]
+        == Rules(face_cards=True, hand_sizes=Rules.short_game().hand_sizes).to_dict()
+    )
+    assert rules["mixed"] == Rules(hand_sizes=(2, 1)).to_dict()
+    assert (tmp_path / "r" / "config.toml").read_text() == (
+        (tmp_path / "set" / "config.toml").read_text()
+    )
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--help"])
+    help_text = capsys.readouterr().out
+    assert (
+        "-r NAME=VALUE" in help_text and "--short" in help_text and "--set KEY=VALUE" in help_text
+    )
+    for argv in (["train", "--resume", str(tmp_path / "r"), "--short"],
+                 ["train", "--resume", str(tmp_path / "r"), "-r", "face_cards=true"],
+                 ["train", "-r", "colour=red"], ["train", "-r", "seven_hits=x"]):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "error" in err, err
+
+
 def test_numpy_policy_matches_the_network() -> None:
-    for activation in ("tanh", "relu"):
+    for activation in ("tanh", "relu"):  # a relu network (distilled, or an older run's) too
         net = PolicyNet(20, [16, 8], activation)
         obs = torch.randn(5, 20)
         with torch.no_grad():
@@ -547,16 +611,72 @@ def test_numpy_policy_matches_the_network() -> None:
             np.testing.assert_allclose(fn(obs[i].numpy()), logits[i].numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_a_checkpoint_of_an_earlier_version_resumes() -> None:
-    """The committed checkpoint (written before the engine's penalty flag was renamed and
-    current_player got its sentinel) still loads its games in flight and plays on."""
-    from craits.training.learner import Learner
+def test_a_checkpoint_of_an_earlier_release_keeps_its_policy_and_refuses_its_games() -> None:
+    """The committed checkpoint, written before 0.3.0: its config holds keys removed since at
+    their kept values (anneal_lr, clip_vloss, ...: dropped); its policy plays and starts a new
+    run (init_policy); its games in flight hold engine objects that 0.3.0 changed (the public
+    tracker reads events now), so resuming them is refused in one line naming the release."""
+    from craits.training.state import TrainingState
+    from craits.training.train import update
 
     path = Path(__file__).resolve().parent.parent / "experiments/results/training/final.pt"
     data = load_checkpoint(path)
+    assert {"anneal_lr", "clip_vloss", "torch_threads"} <= set(data["config"])
     config = TrainConfig.from_dict({**data["config"], "batch_size": 256, "num_minibatches": 2})
-    learner = Learner(config, torch.device("cpu"), "resumed")
-    learner.load_state(data, str(path))
-    before = learner.global_step
-    batch, stats = learner.collect()
-    assert learner.global_step > before and len(batch) >= 256 and stats.transitions >= 256
+    state = TrainingState(config, torch.device("cpu"), "resumed")
+    with pytest.raises(ValueError) as info:
+        state.load_checkpoint(data, str(path))
+    message = str(info.value)
+    assert message.startswith(f"checkpoint {path}: cannot resume from it (its games in flight "
+                              "were saved by a release before craits 0.3.0")  # fmt: skip
+    assert "init_policy=PATH" in message and "\n" not in message
+    state.close()
+    fresh = TrainingState(config.replace(init_policy=str(path)), torch.device("cpu"), "tuned")
+    fresh.init_policy(str(path))
+    old, _ = load_policy(path)
+    assert all(torch.equal(v, fresh.net.state_dict()[k]) for k, v in old.state_dict().items())
+    metrics, stats = update(fresh)
+    assert stats.transitions >= 256 and metrics["minibatches"] == 2 * config.update_epochs
+    fresh.close()
+
+
+def test_removed_config_keys_are_dropped_at_their_kept_value_and_refused_otherwise() -> None:
+    kept = tiny().to_dict() | {"anneal_lr": True, "critic": "shared", "oracle_guiding": [],
+                               "win_chance_coef": 0.0, "activation": "tanh",
+                               "description": "an old file's line"}  # fmt: skip
+    assert TrainConfig.from_dict(kept) == tiny()
+    for key, value in [
+        ("critic", "oracle"),
+        ("oracle_guiding", [1, 2]),
+        ("anneal_lr", False),
+        ("win_chance_coef", 6.0),
+        ("activation", "relu"),
+        ("target_kl", 0.02),
+    ]:
+        with pytest.raises(ValueError) as info:
+            TrainConfig.from_dict(tiny().to_dict() | {key: value})
+        message = str(info.value)
+        assert message.startswith(f"config {key}={value!r}: removed in craits 0.3.0 ("), message
+        assert "git checkout 9f11649" in message and "\n" not in message
+    with pytest.raises(ValueError, match=r"^config observation='belief_calls': removed in craits "
+                       r"0\.3\.0 \(allowed standard, belief"):  # fmt: skip
+        TrainConfig.from_dict(tiny().to_dict() | {"observation": "belief_calls"})
+    with pytest.raises(ValueError, match=r"^network critic_extra=52: this part was removed in"):
+        PolicyNet.from_spec({**PolicyNet(8, [4]).spec(), "critic_extra": 52})
+
+
+def test_resuming_a_checkpoint_of_a_removed_option_is_refused_in_one_line(
+    smoke_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "old"
+    data = load_checkpoint(smoke_run / "checkpoints" / "step_000001.pt")
+    data["config"]["critic"] = "oracle"  # as a run of the oracle critic wrote it before 0.3.0
+    save_checkpoint(out / "checkpoints" / "step_000001.pt",
+                    {k: v for k, v in data.items() if k not in ("format", "version")})  # fmt: skip
+    with pytest.raises(ValueError) as info:
+        train(resume=out, progress=False, echo=lambda s: None)
+    where = out / "checkpoints" / "step_000001.pt"
+    assert str(info.value).startswith(
+        f"checkpoint {where}: config critic='oracle': removed in craits 0.3.0 ("
+    )
+    assert "\n" not in str(info.value) and not (out / "config.toml").exists()

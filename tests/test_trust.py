@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 import torch
 
+from craits.agents.checkpoint import load_checkpoint, save_checkpoint
 from craits.agents.duplicate_tournament import CONFIG_FILE, GAMES_FILE
 from craits.agents.specs import agent_identity, make_agent
 from craits.cli import main
-from craits.training.checkpoint import load_checkpoint, save_checkpoint
 from craits.training.config import to_toml
 from craits.training.evaluate import evaluate
-from craits.training.learner import Learner
+from craits.training.ppo import annealed_learning_rate
+from craits.training.state import TrainingState
 from craits.training.train import find_checkpoint, train
 from craits_env import Rules
 
@@ -35,7 +36,7 @@ QUIET = {"progress": False, "echo": lambda s: None}
 def checkpoint(path: Path, seed: int, **changes: object) -> Path:
     """A checkpoint of an untrained network (its weights drawn from ``seed``)."""
     config = tiny(seed=seed, **changes)
-    save_checkpoint(path, Learner(config, torch.device("cpu"), f"test-{seed}").state())
+    save_checkpoint(path, TrainingState(config, torch.device("cpu"), f"test-{seed}").checkpoint())
     return path
 
 
@@ -266,12 +267,9 @@ def test_learning_rate_never_reaches_zero_even_when_a_run_overshoots(tmp_path: P
     assert len(rates) == result.updates >= 2
     assert all(r > 0 for r in rates) and rates == sorted(rates, reverse=True)
     assert rates[0] == pytest.approx(config.learning_rate)
-    learner = Learner(config, torch.device("cpu"), "t")
-    learner.batch_start_step, learner.global_step = 990, 1150  # the last batch overshoots
-    assert learner.learning_rate == pytest.approx(config.learning_rate * 160 / 1000)
-    assert Learner(tiny(anneal_lr=False), torch.device("cpu"), "t").learning_rate == (
-        config.learning_rate
-    )
+    last = annealed_learning_rate(config.learning_rate, 990, 1150, 1000)  # the last overshoots
+    assert last == pytest.approx(config.learning_rate * 160 / 1000)
+    assert annealed_learning_rate(config.learning_rate, 0, 300, 1000) == config.learning_rate
 
 
 def _craits(*args: str) -> list[str]:

@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 import torch
 
+from craits.agents.checkpoint import load_checkpoint, tensor_to_bytes
 from craits.agents.network import PolicyNet
-from craits.training.checkpoint import load_checkpoint, tensor_to_bytes
+from craits.training.buffer import TransitionBuffer
 from craits.training.config import TrainConfig
 from craits.training.distributed import RolloutWorker
-from craits.training.learner import LocalRollouts
 from craits.training.pool import OpponentPool
+from craits.training.rollouts import LocalRollouts
 from craits.training.train import train
 from craits.training.vector_selfplay import CURRENT_GROUP, VectorSelfPlayRollout
 from craits_env import Game
@@ -165,10 +166,14 @@ def test_collect_takes_complete_transitions_and_relinks_the_carried_ones() -> No
     rollout = VectorSelfPlayRollout(config, pool, np.random.default_rng(0))
     net, gen = PolicyNet(rollout.obs_size, [16]), torch.Generator().manual_seed(0)
     for _ in range(3):
-        batch, stats = rollout.collect(net, 500, gen)
+        segment, stats = rollout.collect(net, 500, gen)
+        batch = segment.batch(np.zeros(len(segment), np.float32))
         assert len(batch) >= 500 and stats.transitions == len(batch)
         assert batch.masks[np.arange(len(batch)), batch.actions].all()
+        assert batch.hands.shape == (len(batch), 0)  # no hands head on this backend
         buf = rollout.buffer
+        assert isinstance(buf, TransitionBuffer)  # the one buffer, as the Python rollout's
+        assert int(segment.open.sum()) == buf.size
         assert buf.size == buf.open  # only the open streams' latest transitions are carried
         live = rollout.last[rollout.last >= 0]
         assert sorted(live.tolist()) == list(range(buf.size))
@@ -181,9 +186,9 @@ def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect
     local = LocalRollouts(config, OpponentPool(config.opponents, net.spec(), 2))
     worker = RolloutWorker(config.to_dict(), net.spec(), 0, 0, [])
     a, _ = local.collect(net, 0, config.batch_size)
-    b = worker.collect(config.batch_size, net.state_dict(), 0).batch
+    b = worker.collect(config.batch_size, net.state_dict(), 0).segment
     assert np.array_equal(a.obs, b.obs) and np.array_equal(a.actions, b.actions)
-    assert np.array_equal(a.advantages, b.advantages)
+    assert np.array_equal(a.rewards, b.rewards) and np.array_equal(a.next_index, b.next_index)
     assert isinstance(local.rollout, VectorSelfPlayRollout)
     assert local.rollout.games.num_envs == config.num_games
 
@@ -246,13 +251,13 @@ def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
                   echo=lambda s: None)  # fmt: skip
     start = load_checkpoint(first.final_checkpoint)["policy"]
     config = vector_tiny(total_steps=300, init_policy=str(tmp_path / "first"), seed=9)
-    from craits.training.learner import Learner
+    from craits.training.state import TrainingState
 
-    learner = Learner(config, torch.device("cpu"), "init")
-    learner.init_policy(config.init_policy)
-    assert all(torch.equal(v, learner.net.state_dict()[k]) for k, v in start.items())
-    assert all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in start.items())
-    learner.close()
+    state = TrainingState(config, torch.device("cpu"), "init")
+    state.init_policy(config.init_policy)
+    assert all(torch.equal(v, state.net.state_dict()[k]) for k, v in start.items())
+    assert all(torch.equal(v, state.actor.state_dict()[k]) for k, v in start.items())
+    state.close()
     tuned = train(config, out=tmp_path / "tuned", progress=False, echo=lambda s: None)
     after = load_checkpoint(tuned.final_checkpoint)["policy"]
     assert not all(torch.equal(start[k], after[k]) for k in start)  # it trained on

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from craits.agents.network import Activation
 from craits_env import Game, Rules, options
 from craits_env.craits_v0 import RewardMode
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -33,8 +32,7 @@ POOL_SELF, POOL_PAST = "self", "past"
 Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
-ObservationKind = Literal["standard", "belief", "belief_calls"]
-CriticKind = Literal["shared", "oracle", "perfect"]
+ObservationKind = Literal["standard", "belief"]
 ValueHorizon = Literal["game", "hand"]
 VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
@@ -42,12 +40,27 @@ DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2
 
 @dataclass(frozen=True, kw_only=True)
 class TrainConfig:
-    """Every setting of a training run (the TOML keys); defaults are ``ppo_4p``'s."""
+    """Every setting of a training run (the TOML keys); defaults are ``ppo_4p``'s.
+
+    Each field's docstring is its one line of the configuration reference. More on some:
+
+    * ``value_horizon = "hand"``: with a per-hand reward (relative, bounded, score) and hands
+      dealt independently (R2.3; the deal rotates, R2.4) nothing an action does reaches a
+      later hand's reward, so it drops only the later hands' noise (under the rule option
+      dealer_follows_direction a hand's last direction picks the next dealer: a small bias).
+    * ``hands_coef``: a linear head on the policy's trunk gives, per opponent and card, the
+      logit that the opponent holds it, scored by binary cross-entropy against the true hands
+      (:mod:`craits_env.opponent_hands`); it shapes the trunk and is never needed to play.
+    * ``init_policy``: the checkpoint's table and network shape, or wider hidden layers (as
+      many, none narrower: the new units start freshly initialised and unread by the old ones
+      and the heads), or a standard-observation policy for a belief run (its new inputs at
+      zero weight): the moves are the same to start with.
+    * Fixed since 0.3.0 (:data:`REMOVED`): tanh units, the learning rate annealed, the value
+      loss clipped, advantages normalised per minibatch, one torch thread for the update.
+    """
 
     name: str = "custom"
     """the configuration's name (its file's stem; part of the run name)"""
-    description: str = ""
-    """one line on what this configuration is for"""
     total_steps: int = 45_000_000
     """environment steps to train for: every seat's decisions, forced ones and bots' included"""
     seed: int = 1
@@ -57,13 +70,11 @@ class TrainConfig:
     rules: Rules = field(default_factory=Rules)
     """the game's rules (a [rules] table of craits_env.Rules options; empty: the standard rules)"""
     reward: RewardMode = "relative"
-    """the environment's reward mode: relative, score or win (craits_v0)"""
+    """the environment's reward mode (craits_v0): relative, bounded, score or win"""
     num_games: int = 128
     """games stepped together; the network acts for all of them in one batch"""
     backend: Backend = "python"
-    """where the games are stepped: python (the engine; every opponent kind) or vector (the
-    batched compiled engine, craits.training.vector_selfplay; opponents self, past and random
-    only)"""
+    """where the games are stepped: python (any opponent) or vector (batched; self, past, random)"""
     batch_size: int = 8192
     """transitions (non-forced decisions of trained seats) per update"""
     num_minibatches: int = 4
@@ -71,78 +82,31 @@ class TrainConfig:
     update_epochs: int = 4
     """passes over each batch"""
     learning_rate: float = 5e-4
-    """Adam's step size (annealed linearly to 0 over total_steps with anneal_lr)"""
-    anneal_lr: bool = True
-    """anneal the learning rate linearly to 0"""
+    """Adam's step size at the start, annealed linearly to 0 over total_steps"""
     gamma: float = 0.99
     """discount per decision of the seat"""
     gae_lambda: float = 0.95
     """GAE's lambda"""
     value_horizon: ValueHorizon = "game"
-    """how far returns reach: game (across hands, to the game's end) or hand (each hand is
-    its own episode for the advantages and the value targets: a seat's stream ends at every
-    hand's end). With a per-hand reward (relative, bounded, score) and hands dealt
-    independently (R2.3; the deal rotates, R2.4) nothing an action does reaches a later
-    hand's reward, so hand drops only the later hands' noise (under the rule option
-    dealer_follows_direction a hand's last direction picks the next dealer: a small bias);
-    not with reward win (paid at the game's end only)"""
-    win_chance_coef: float = 0.0
-    """weight of a win-aware reward added to the reward mode's, per hand: this coefficient
-    times the change the hand made to the seat's chance to win the game
-    (craits_env.rewards.win_chances: the totals so far, and independent normal points for
-    the hands left; Suphx's global reward prediction, as a fixed model). Over a game these
-    sum to the seat's share of the win minus 1/num_players, so the objective is the win
-    rate, paid hand by hand (hand horizons work); 0: none; not with reward win; backend
-    python only"""
+    """how far returns reach: game (to the game's end) or hand (each hand its own episode)"""
     clip_coef: float = 0.2
-    """PPO's ratio clip (and the value clip)"""
-    clip_vloss: bool = True
-    """clip the value loss as PPO's reference implementation does"""
-    norm_adv: bool = True
-    """normalise advantages per minibatch"""
+    """PPO's ratio clip, and the value loss's clip (as CleanRL's ppo.py clips it)"""
     ent_coef: float = 0.01
     """entropy bonus"""
     vf_coef: float = 0.5
     """value-loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping (global norm)"""
-    target_kl: float = 0.0
-    """stop an update's epochs early once approx_kl exceeds this; 0 = never"""
     hidden_sizes: tuple[int, ...] = (256, 256)
-    """widths of the MLP's hidden layers"""
-    activation: Activation = "tanh"
-    """tanh or relu"""
+    """widths of the MLP's hidden layers (tanh units)"""
     observation: ObservationKind = "standard"
-    """what the network sees: standard (craits_v0's observation), belief (that, then the
-    public inferences on each opponent's hand, craits_env.belief; backend python only) or
-    belief_calls (belief, then each opponent's last suit call)"""
-    critic: CriticKind = "shared"
-    """the value function: shared (a head on the policy's trunk), oracle (a trunk of its
-    own that also reads the opponents' hands, craits_env.oracle) or perfect (one that reads
-    the hands and the stock's order: every hidden card already placed — PerfectDou's
-    critic); the policy never sees them; backend python only"""
+    """what the network sees: standard (craits_v0's) or belief (then craits_env.belief; python)"""
     hands_coef: float = 0.0
-    """weight of an auxiliary loss that teaches the policy's trunk the opponents' hands: a
-    linear head on it gives, per opponent and card, the logit that the opponent holds it,
-    scored by binary cross-entropy against the true hands (craits_env.oracle); training
-    only, never needed to play; 0: none; backend python only"""
-    oracle_guiding: tuple[int, ...] = ()
-    """Suphx's oracle guiding: two environment steps [full, gone]. The policy also reads the
-    opponents' hands (craits_env.oracle, at the end of its input) — all of them until step
-    full, then each entry kept with a probability falling linearly to 0 at step gone (the
-    dropped ones read 0), never after — so it learns first with the hidden cards shown and
-    then to play without them; playing never gives them (the checkpoint's network reads them
-    as 0). Empty: none; backend python only (with --ray too)"""
+    """weight of the hands head's loss (it predicts the opponents' hands; 0: none; python)"""
     init_policy: str = ""
-    """start from the policy of this checkpoint (a craits train checkpoint or run directory,
-    the same table and network shape, or wider hidden layers — as many, none narrower: the new
-    units start freshly initialised and unread by the old ones and the heads, so the moves are
-    the same; fine-tuning); empty: a freshly initialised network"""
+    """a checkpoint or run directory whose policy starts this run (fine-tuning); empty: fresh"""
     opponents: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
-    """sampling weights of the non-learner seats: "self" (the current network), "past" (a
-    frozen snapshot), or any agent spec (greedy, tactician, expert, random, pimc:N, ppo:PATH)"""
-    train_self_seats: bool = True
-    """also learn from the seats the current network plays besides the learner's"""
+    """weights of the other seats' draws: self (learnt from too), past (a snapshot), agent specs"""
     snapshot_every: int = 10
     """updates between frozen snapshots added to the pool"""
     pool_size: int = 5
@@ -155,13 +119,8 @@ class TrainConfig:
     """deals of each periodic evaluation (each played under every seat rotation)"""
     final_eval_deals: int = 300
     """deals of the final evaluation, whose tables are printed (0: none)"""
-    eval_records: bool = False
-    """the final evaluation also saves its games as game records
-    (``eval/<opponent>/records.jsonl``; ``craits replay`` re-runs them)"""
     eval_opponents: tuple[str, ...] = ("greedy", "tactician", "expert")
     """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
-    torch_threads: int = 1
-    """torch's intra-op threads"""
     device: Device = "auto"
     """auto (CUDA when available), cpu or cuda: where the update runs"""
 
@@ -173,19 +132,6 @@ class TrainConfig:
                 raise ValueError(f"config {key}: {e}") from None
             object.__setattr__(self, key, value)
         _validate(self)
-
-    def oracle_keep(self, step: int) -> float:
-        """Oracle guiding's probability that the policy sees an entry of the opponents' hands
-        in a batch collected from environment step ``step`` on: 1 until ``full``, falling
-        linearly to 0 at ``gone``, 0 after (and without oracle guiding)."""
-        if not self.oracle_guiding:
-            return 0.0
-        full, gone = self.oracle_guiding
-        if step < full:
-            return 1.0
-        if step >= gone:
-            return 0.0
-        return (gone - step) / (gone - full)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON- and TOML-friendly (tuples as lists)."""
@@ -200,7 +146,17 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        """A config from :meth:`to_dict`'s output or a TOML table; unknown keys are refused."""
+        """A config from :meth:`to_dict`'s output or a TOML table; unknown keys are refused.
+
+        A key removed in 0.3.0 (:data:`REMOVED`, from a checkpoint or file of an older
+        release) is dropped when it holds the value whose behaviour stayed, and refused in
+        one line otherwise."""
+        data = {k: v for k, v in data.items() if not _removed(k, v)}
+        if data.get("observation") == "belief_calls":
+            raise ValueError(
+                "config observation='belief_calls': removed in craits 0.3.0 (allowed standard, "
+                f"belief; the code last lived at commit {REMOVED_AT}: git checkout {REMOVED_AT})"
+            )
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise ValueError(f"unknown config key {unknown[0]!r}; allowed: {', '.join(FIELDS)}")
@@ -212,6 +168,40 @@ class TrainConfig:
 
 FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
+# Keys removed in craits 0.3.0, each with the value whose behaviour is kept (None: any value,
+# a note only); a checkpoint or file of an older release that set another value is refused.
+# The research options among them last lived at commit REMOVED_AT.
+REMOVED_AT = "9f11649"
+REMOVED: dict[str, Any] = {
+    "description": None,  # a TOML comment now
+    "anneal_lr": True,  # the learning rate is always annealed
+    "clip_vloss": True,  # the value loss is always clipped
+    "norm_adv": True,  # advantages are always normalised per minibatch
+    "target_kl": 0.0,  # no early stop of the epochs
+    "activation": "tanh",
+    "train_self_seats": True,  # "self" seats are always learnt from
+    "torch_threads": 1,
+    "eval_records": False,  # craits tournament --record saves games
+    "critic": "shared",  # the oracle and perfect critics
+    "oracle_guiding": [],
+    "win_chance_coef": 0.0,
+}
+
+
+def _removed(key: str, value: Any) -> bool:
+    """Whether ``key`` is a removed key holding its kept value; ``ValueError`` if it holds
+    another."""
+    if key not in REMOVED:
+        return False
+    kept = REMOVED[key]
+    if kept is not None and value != kept and not (isinstance(kept, list) and value == ()):
+        raise ValueError(
+            f"config {key}={value!r}: removed in craits 0.3.0 (only {key}={_toml(kept)} is "
+            f"kept; the code of the option last lived at commit {REMOVED_AT}: git checkout "
+            f"{REMOVED_AT})"
+        )
+    return True
+
 
 def _type_error(key: str, value: Any, allowed: str) -> ValueError:
     return ValueError(f"config {key}: got {value!r}, allowed {allowed}")
@@ -220,7 +210,7 @@ def _type_error(key: str, value: Any, allowed: str) -> ValueError:
 def _validate(c: TrainConfig) -> None:
     """The checks beyond the types: ranges, and that the table can be dealt and seated."""
     positive = ("total_steps", "num_games", "batch_size", "num_minibatches", "update_epochs",
-                "snapshot_every", "pool_size", "eval_deals", "torch_threads")  # fmt: skip
+                "snapshot_every", "pool_size", "eval_deals")  # fmt: skip
     for key in positive:
         if getattr(c, key) < 1:
             raise _type_error(key, getattr(c, key), "an int >= 1")
@@ -230,7 +220,7 @@ def _validate(c: TrainConfig) -> None:
     for key in ("learning_rate", "clip_coef", "max_grad_norm"):
         if not getattr(c, key) > 0:
             raise _type_error(key, getattr(c, key), "a number > 0")
-    for key in ("ent_coef", "vf_coef", "target_kl", "hands_coef", "win_chance_coef"):
+    for key in ("ent_coef", "vf_coef", "hands_coef"):
         if not getattr(c, key) >= 0:
             raise _type_error(key, getattr(c, key), "a number >= 0")
     for key in ("gamma", "gae_lambda"):
@@ -241,14 +231,6 @@ def _validate(c: TrainConfig) -> None:
             "config value_horizon: hand needs a per-hand reward (relative, bounded or score); "
             "reward win pays only at the game's end"
         )
-    if c.win_chance_coef > 0 and c.reward == "win":
-        raise ValueError(
-            "config win_chance_coef: needs a per-hand reward (relative, bounded or score); "
-            "reward win already pays the win, at the game's end"
-        )
-    guide = c.oracle_guiding
-    if guide and (len(guide) != 2 or not 0 <= guide[0] <= guide[1]):
-        raise _type_error("oracle_guiding", list(guide), "[] or [full, gone], 0 <= full <= gone")
     if not MIN_PLAYERS <= c.num_players <= MAX_PLAYERS:
         raise _type_error("num_players", c.num_players, f"{MIN_PLAYERS} to {MAX_PLAYERS}")
     if c.batch_size < c.num_minibatches:
@@ -281,26 +263,10 @@ def _validate_vector(c: TrainConfig) -> None:
             f"config observation: backend vector encodes only the standard observation, got "
             f"{c.observation!r} (the belief features read the public history: backend python)"
         )
-    if c.critic != "shared":
-        raise ValueError(
-            f"config critic: backend vector trains only the shared critic, got {c.critic!r} "
-            "(the oracle and perfect critics read the Python game's hidden cards: backend python)"
-        )
     if c.hands_coef > 0:
         raise ValueError(
             f"config hands_coef: backend vector trains no hands head, got {c.hands_coef} "
             "(its targets are the Python game's hands: backend python)"
-        )
-    if c.oracle_guiding:
-        raise ValueError(
-            f"config oracle_guiding: backend vector gives the policy no hidden cards, got "
-            f"{list(c.oracle_guiding)} (oracle guiding reads the Python game's hands: backend "
-            "python)"
-        )
-    if c.win_chance_coef > 0:
-        raise ValueError(
-            f"config win_chance_coef: backend vector pays only the reward modes, got "
-            f"{c.win_chance_coef} (the win-aware reward: backend python)"
         )
 
 

@@ -9,10 +9,11 @@ targets a network can learn:
 
 1. :func:`collect` plays games with the search at one seat (rotating) against a table
    of opponents (:class:`CollectConfig`), and records at each of its decisions that is
-   not forced the network's input (:meth:`craits.agents.ppo.PPOAgent.features`), the legal
-   actions, the search's move (the label), ``P``'s own move and whether it was an
-   end-of-hand decision (elsewhere the two moves are the same, but for a one-card
-   declaration: the search always declares, R7.1). Games are independent and seeded
+   not forced the network's input
+   (:meth:`craits.agents.checkpoint_agent.PPOAgent.features`), the legal actions, the
+   search's move (the label), ``P``'s own move and whether it was an end-of-hand decision
+   (elsewhere the two moves are the same, but for a one-card declaration: the search
+   always declares, R7.1). Games are independent and seeded
    by number, so the data are the same for any number of worker processes.
 2. :func:`distill` fine-tunes ``P``'s network on them: the cross-entropy of the search's
    move where it replaced ``P``'s (weight ``override_weight``), and elsewhere the squared
@@ -42,17 +43,16 @@ import numpy as np
 import torch
 
 from craits.agents.base import Observation, legal_actions_of
-from craits.agents.checkpoint import load_checkpoint, policy_from_checkpoint
+from craits.agents.checkpoint import load_checkpoint, policy_from_checkpoint, save_checkpoint
+from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.network import PolicyNet
 from craits.agents.pimc import ENDGAME, PIMCAgent
-from craits.agents.ppo import PPOAgent
 from craits.agents.specs import make_agent
 from craits_env import DECLARE, NUM_ACTIONS, Game, Rules
 from craits_env.actions import forced_action
 from craits_env.fileio import atomic_write_bytes
 from craits_env.seeding import derive_rng, derive_seed
 
-from .checkpoint import save_checkpoint
 from .ppo import masked_logits
 
 FIELDS = ("features", "mask", "label", "prior", "endgame", "game", "values")
@@ -333,10 +333,10 @@ def distill(
     :func:`save_distilled`) and the held-out report."""
     data = load_checkpoint(checkpoint)
     net = policy_from_checkpoint(data, checkpoint)
-    if samples.features.shape[1] != net.play_size:
+    if samples.features.shape[1] != net.obs_size:
         raise ValueError(
             f"samples have {samples.features.shape[1]} features, {checkpoint}'s network "
-            f"reads {net.play_size}"
+            f"reads {net.obs_size}"
         )
     train, held = split(samples, config.holdout)
     net.requires_grad_(True).train()

@@ -1,21 +1,23 @@
 """Self-play on a Ray cluster: rollout workers as Ray actors, one synchronous PPO learner.
 
 ``craits train --ray [ADDRESS] --workers K`` runs the same loop as ``craits train``
-(:mod:`craits.training.train`: collect -> learn -> log -> checkpoint), with the games
-played by ``K`` :class:`RolloutWorker` actors instead of this process
-(:class:`RayRollouts`, a :class:`craits.training.learner.Rollouts`):
+(:mod:`craits.training.train`: collect -> GAE -> PPO epochs -> log -> checkpoint), with the
+games played by ``K`` :class:`RolloutWorker` actors instead of this process
+(:class:`RayRollouts`, a :class:`craits.training.rollouts.Rollouts`):
 
 * **Each worker** (one CPU, one torch thread) steps its own ``num_games`` games
   (a :class:`~craits.training.selfplay.SelfPlayRollout`, or on ``backend="vector"`` a
   :class:`~craits.training.vector_selfplay.VectorSelfPlayRollout`) with a CPU copy of the policy and
   its own copy of the opponent pool. Worker ``w``'s games in its ``i``-th
-  incarnation are seeded by :func:`craits.training.learner.rollout_generators` ``(seed, w, i)``;
+  incarnation are seeded by :func:`craits.training.rollouts.rollout_generators` ``(seed, w, i)``;
   worker 0's first incarnation is the single-process rollout, so ``--workers 1``
   trains exactly what ``craits train`` trains.
 * **An update** splits ``batch_size`` over the workers (:func:`split_batch`: the first
   ``batch_size % K`` collect one more), sends them the current weights (``ray.put``
   once, every worker reads the same object) with the update they come from, gathers
-  the batches **in worker order**, concatenates them and learns (on CUDA when present).
+  the segments **in worker order**, concatenates them
+  (:meth:`~craits.training.buffer.Segment.concatenate`: the streams stay apart, so GAE
+  gives each transition what one process gives it) and learns (on CUDA when present).
   Synchronous: every worker acts with the newest weights, so the policy lag is 0 by
   construction (logged anyway, as ``charts/policy_lag``), and the same seed and
   worker count give the same parameters.
@@ -51,20 +53,19 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
 
 from craits import localray
+from craits.agents.checkpoint import bytes_to_tensor, tensor_to_bytes
 from craits.agents.network import PolicyNet
 
-from .checkpoint import bytes_to_tensor, tensor_to_bytes
+from .buffer import RolloutStats, Segment
 from .config import TrainConfig
-from .learner import new_rollout, rollout_generators
 from .pool import OpponentPool
-from .selfplay import Batch, RolloutStats, SelfPlayRollout
+from .rollouts import new_rollout, rollout_generators
 
 WORKER_THREADS = 1  # torch threads of a rollout worker (it holds one CPU)
 WORKER_CPUS = 1  # Ray CPUs a rollout worker asks for
@@ -89,7 +90,7 @@ def split_batch(batch_size: int, workers: int) -> list[int]:
 class WorkerResult:
     """One worker's part of an update."""
 
-    batch: Batch
+    segment: Segment
     stats: RolloutStats
     seated: dict[str, int]  # opponent seats drawn (the pool's counts, for pool/<kind>_share)
     version: int  # the update the weights it acted with come from
@@ -129,21 +130,20 @@ class RolloutWorker:
         return os.getpid(), socket.gethostname()
 
     def collect(
-        self, batch_size: int, weights: dict[str, torch.Tensor], version: int, keep: float = 0.0
+        self, batch_size: int, weights: dict[str, torch.Tensor], version: int
     ) -> WorkerResult:
         """Act with ``weights`` (the network after update ``version``) until ``batch_size``
-        transitions are complete (``keep``: oracle guiding's, ``Rollouts.set_oracle_keep``)."""
+        transitions are complete."""
         t0 = time.perf_counter()
-        if isinstance(self.rollout, SelfPlayRollout):  # oracle guiding: python backend only
-            self.rollout.oracle_keep = keep
         if version != self.version:
             self.actor.load_state_dict(weights)
             self.version = version
         t1 = time.perf_counter()
-        batch, stats = self.rollout.collect(self.actor, batch_size, self.sample_gen)
+        segment, stats = self.rollout.collect(self.actor, batch_size, self.sample_gen)
         seated = dict(self.pool.seated)
         self.pool.seated.clear()
-        return WorkerResult(batch, stats, seated, self.version, time.perf_counter() - t1, t1 - t0)
+        return WorkerResult(segment, stats, seated, self.version, time.perf_counter() - t1,
+                            t1 - t0)  # fmt: skip
 
     def add_snapshot(self, snapshot: dict[str, Any]) -> None:
         """Seat the learner's newest snapshot in new games (once, however often it is sent)."""
@@ -171,11 +171,10 @@ class RolloutWorker:
         self.rollout.load_state_bytes(state["rollout"])
 
 
-def merge(results: list[WorkerResult]) -> tuple[Batch, RolloutStats]:
-    """The workers' batches concatenated in worker order, their stats summed (the times:
+def merge(results: list[WorkerResult]) -> tuple[Segment, RolloutStats]:
+    """The workers' segments concatenated in worker order, their stats summed (the times:
     the mean worker's)."""
-    batch = Batch(**{f.name: np.concatenate([getattr(r.batch, f.name) for r in results])
-                     for f in fields(Batch)})  # fmt: skip
+    segment = Segment.concatenate([r.segment for r in results])
     stats = RolloutStats()
     for r in results:
         s = r.stats
@@ -187,13 +186,13 @@ def merge(results: list[WorkerResult]) -> tuple[Batch, RolloutStats]:
         stats.learner_scores += s.learner_scores
         for key, value in s.seconds.items():
             stats.seconds[key] = stats.seconds.get(key, 0.0) + value / len(results)
-    return batch, stats
+    return segment, stats
 
 
 @dataclass(frozen=True)
 class RayOptions:
     """``craits train --ray [ADDRESS] --workers K``: a
-    :data:`craits.training.learner.RolloutsFactory`.
+    :data:`craits.training.rollouts.RolloutsFactory`.
 
         ``address`` None: a local Ray instance (unless ``RAY_ADDRESS`` names a cluster), started
         here and stopped at the end; otherwise that cluster's (``"auto"``, ``"HOST:PORT"``,
@@ -210,12 +209,6 @@ class RayOptions:
 
     def __call__(self, config: TrainConfig, pool: OpponentPool) -> RayRollouts:
         return RayRollouts(config, pool, self.workers, self.address)
-
-
-@dataclass
-class _Timing:
-    put: float = 0.0  # seconds putting the weights in the object store
-    scalars: dict[str, float] = field(default_factory=dict)
 
 
 class RayRollouts:
@@ -240,8 +233,6 @@ class RayRollouts:
         self._messages: list[str] = []
         self._weights: Any = None  # the ObjectRef of the weights last sent
         self._version = -1
-        self._keep = 0.0  # oracle guiding's probability (set_oracle_keep)
-        self._timing = _Timing()
         self._init_ray()
         try:
             self.actor_class = ray.remote(num_cpus=WORKER_CPUS, max_restarts=0)(RolloutWorker)
@@ -327,12 +318,9 @@ class RayRollouts:
 
     # -- Rollouts ------------------------------------------------------------------------
 
-    def set_oracle_keep(self, keep: float) -> None:
-        self._keep = keep
-
     def collect(
         self, actor: PolicyNet, version: int, batch_size: int
-    ) -> tuple[Batch, RolloutStats]:
+    ) -> tuple[Segment, RolloutStats]:
         t0 = time.perf_counter()
         if version != self._version:  # one copy of the weights in the object store
             weights = {k: v.detach().cpu() for k, v in actor.state_dict().items()}
@@ -340,7 +328,7 @@ class RayRollouts:
             self._version = version
         put = time.perf_counter() - t0
         shares = split_batch(batch_size, self.count)
-        refs = [h.collect.remote(n, self._weights, version, self._keep)
+        refs = [h.collect.remote(n, self._weights, version)
                 for h, n in zip(self.handles, shares, strict=True)]  # fmt: skip
         results: list[WorkerResult] = []
         for k, ref in enumerate(refs):
@@ -349,7 +337,7 @@ class RayRollouts:
                 return h.collect.remote(n, self._weights, version)
 
             results.append(self._get(k, ref, again))
-        batch, stats = merge(results)
+        segment, stats = merge(results)
         wall = time.perf_counter() - t0
         slowest = max(r.seconds + r.weights_seconds for r in results)
         scalars = {f"charts/worker_{k}_sps": r.stats.steps / r.seconds if r.seconds else 0.0
@@ -358,8 +346,9 @@ class RayRollouts:
         scalars["charts/worker_restarts"] = float(self.restarts)
         scalars["charts/broadcast_ms"] = 1e3 * (put + max(r.weights_seconds for r in results))
         scalars["charts/gather_ms"] = 1e3 * max(0.0, wall - put - slowest)
-        self._timing = _Timing(put, scalars)
-        return batch, stats
+        stats.scalars = scalars
+        stats.messages, self._messages = self._messages, []
+        return segment, stats
 
     def snapshot_added(self, pool: OpponentPool) -> None:
         newest = pool.state_dict()["snapshots"][-1]
@@ -409,21 +398,15 @@ class RayRollouts:
         self.handles = [self._start(k) for k in range(self.count)]
         self.where = self._call_all(lambda h: h.where.remote())
 
-    def describe(self) -> str:
+    @property
+    def description(self) -> str:
         where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray instance"
         workers = ", ".join(f"worker {k} pid {pid} on {host}"
                             for k, (pid, host) in enumerate(self.where))  # fmt: skip
         plural = "s" if self.count > 1 else ""
         return f"{self.count} rollout worker{plural} on {where}: {workers}"
 
-    def scalars(self) -> dict[str, float]:
-        return dict(self._timing.scalars)
-
-    def messages(self) -> list[str]:
-        lines, self._messages = self._messages, []
-        return lines
-
-    def close(self) -> None:
+    def close(self) -> list[str]:
         ray = self.ray
         for h in self.handles:
             with contextlib.suppress(Exception):  # already gone
@@ -432,6 +415,8 @@ class RayRollouts:
         if self.initialised_here and ray.is_initialized():
             ray.shutdown()
         self.initialised_here = False
+        lines, self._messages = self._messages, []
+        return lines
 
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's HOST:PORT before giving up

@@ -1,7 +1,7 @@
 """The mathematics of masked PPO: the masked distribution, GAE and the clipped loss.
 
 Everything here is a small pure function (or a tiny class) that the tests
-import; the training loop in :mod:`craits.training.train` only calls them.
+import; the update in :func:`craits.training.train.update` only calls them.
 
 * :func:`masked_logits` / :class:`MaskedCategorical` — invalid-action masking
   as in Huang & Ontañón, "A Closer Look at Invalid Action Masking in Policy
@@ -12,7 +12,8 @@ import; the training loop in :mod:`craits.training.train` only calls them.
   :func:`gae_linked` — the same on a flat buffer in which several streams are
   interleaved and linked by ``next_index`` (the self-play rollout's layout).
 * :func:`ppo_loss` — the clipped surrogate, the (optionally clipped) value
-  loss, the entropy bonus, and the diagnostics ``approx_kl`` and ``clipfrac``.
+  loss, the entropy bonus, and the diagnostics ``approx_kl`` and ``clipfrac``;
+* :func:`annealed_learning_rate` — the step size, annealed linearly to 0.
 """
 
 from __future__ import annotations
@@ -227,3 +228,18 @@ def ppo_loss(
         approx_kl=approx_kl,
         clipfrac=clipfrac,
     )
+
+
+def annealed_learning_rate(
+    learning_rate: float, start_step: int, end_step: int, total_steps: int
+) -> float:
+    """The step size of the update of the batch collected from ``start_step`` to ``end_step``.
+
+    Annealed linearly by the steps taken *before* that batch (as CleanRL's
+    ``1 - (update - 1) / num_updates``), and never below the batch's share of
+    ``total_steps``: the last update, even of a run that overshoots ``total_steps``,
+    still learns (its rate is about ``learning_rate / number of updates``, never 0).
+    """
+    batch = max(1, end_step - start_step)
+    frac = max(1.0 - start_step / total_steps, batch / total_steps)
+    return learning_rate * min(1.0, frac)

@@ -14,8 +14,8 @@ counted as environment steps but are not transitions); a finished game is
 replaced by a new one. Then the pending decisions are grouped by network — the
 current one (learner and "self" seats) and each frozen snapshot in use — and
 each group is encoded into one preallocated array and decided by one forward
-pass. Every seat played by the current network and trained (the learner, and
-"self" seats with ``train_self_seats``) is a *stream* of transitions.
+pass. Every seat played by the current network (the learner's and the "self" seats) is a
+*stream* of transitions.
 
 **Rewards.** When a hand ends, each trained seat's reward for it (the
 environment's reward mode, :func:`craits_env.rewards.hand_rewards`) is added
@@ -26,31 +26,18 @@ and is dropped. The game's end marks each stream's last transition ``done``; wit
 ``value_horizon = "hand"`` every hand's end does (a hand is an episode: no return
 reaches across it, and a reward of a hand where the seat made no decision is dropped).
 
-**The buffer** is flat: streams interleave, and each transition links to its
-stream's next one (``next_index``). An update takes every transition whose
-successor is known (or that is done); a stream's latest transition, whose
-successor is still to come, bootstraps its predecessor and is carried to the
-front of the next rollout, where it is trained once its successor arrives
-(:func:`craits.training.ppo.gae_linked`). Its log-probability is the behaviour
-policy's, as PPO's ratio needs; its value estimate is one update old.
+**The buffer** (:mod:`craits.training.buffer`, shared with the batched engine's rollout)
+links each stream's transitions; a collection ends once ``batch_size`` of them are complete
+and hands them over as a :class:`~craits.training.buffer.Segment`.
 
-**The oracle critic** (``critic = "oracle"``): each decision of the current network also
-encodes the opponents' hands (:func:`craits_env.oracle.encode_oracle`) into the buffer's
-``critic_obs``; the value estimate reads them, the policy does not (frozen snapshots, whose
-values are unused, are asked without them). The perfect critic (``critic = "perfect"``)
-reads the stock's order after them (:func:`craits_env.oracle.encode_perfect`). With
-``hands_coef > 0`` the hands are carried the same way, as the targets of the hands head.
-
-**Oracle guiding** (``oracle_guiding``, Suphx): the network's input ends with the opponents'
-hands too, each entry kept with probability ``oracle_keep`` (the learner sets it per batch
-from :meth:`~craits.training.config.TrainConfig.oracle_keep`; the dropped ones read 0; the mask is
-drawn from the games' generator), for every network that acts here — the current one and
-the frozen snapshots, which were trained with them. The buffer stores the input as the
-network saw it, so PPO's ratio compares like with like. Bots never see the hands.
+**The hands head's targets** (``hands_coef > 0``): each decision of the current network
+also encodes the opponents' hands (:func:`craits_env.opponent_hands.encode_hands`) into the
+buffer's ``hands``; the network never reads them (frozen snapshots are asked without them).
 """
 
 from __future__ import annotations
 
+import io
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -66,68 +53,18 @@ from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.belief import belief_size, encode_belief
 from craits_env.engine import Game
 from craits_env.observation import ObservationEncoder, legal_mask
-from craits_env.oracle import encode_oracle, encode_perfect, oracle_size, perfect_size
+from craits_env.opponent_hands import encode_hands, hands_size
 from craits_env.public import PublicGame
-from craits_env.rewards import game_rewards, hand_rewards, spread_left, win_chances
+from craits_env.rewards import game_rewards, hand_rewards
 from craits_env.seeding import draw_seed
 
+from .buffer import RolloutStats, Segment, TransitionBuffer
 from .config import TrainConfig
 from .pool import SELF, OpponentPool, is_snapshot
-from .ppo import MaskedCategorical, gae_linked
+from .ppo import MaskedCategorical
 
 LEARNER = "learner"
 CURRENT = "current"  # the group of seats the current network plays (learner and "self")
-
-
-@dataclass
-class Batch:
-    """The transitions of one update, with their advantages and returns."""
-
-    obs: np.ndarray
-    critic_obs: np.ndarray  # (len, critic_extra): what only the critic reads (width 0: none)
-    masks: np.ndarray
-    actions: np.ndarray
-    log_probs: np.ndarray
-    values: np.ndarray
-    advantages: np.ndarray
-    returns: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.actions)
-
-
-class TransitionBuffer:
-    """Preallocated arrays of transitions; streams are linked by ``next_index``."""
-
-    def __init__(self, capacity: int, obs_size: int, critic_extra: int = 0) -> None:
-        self.capacity = capacity
-        self.obs = np.zeros((capacity, obs_size), np.float32)
-        self.critic_obs = np.zeros((capacity, critic_extra), np.float32)
-        self.masks = np.zeros((capacity, NUM_ACTIONS), bool)
-        self.actions = np.zeros(capacity, np.int64)
-        self.log_probs = np.zeros(capacity, np.float32)
-        self.values = np.zeros(capacity, np.float32)
-        self.rewards = np.zeros(capacity, np.float64)
-        self.dones = np.zeros(capacity, bool)
-        self.next_index = np.full(capacity, -1, np.int64)
-        self.size = 0
-        self.open = 0  # streams whose latest transition awaits its successor
-
-    _ARRAYS = ("obs", "critic_obs", "masks", "actions", "log_probs", "values", "rewards", "dones",
-               "next_index")  # fmt: skip
-
-    def state(self) -> dict[str, Any]:
-        return {k: getattr(self, k)[: self.size].copy() for k in self._ARRAYS} | {
-            "size": self.size,
-            "open": self.open,
-        }
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        self.size, self.open = state["size"], state["open"]
-        for k in self._ARRAYS:
-            if k == "critic_obs" and k not in state:  # saved before the oracle critic: none
-                continue
-            getattr(self, k)[: self.size] = state[k]
 
 
 @dataclass
@@ -149,21 +86,6 @@ class Slot:
         return self.public.game
 
 
-@dataclass
-class RolloutStats:
-    """What the learner seats did during one rollout (for the logs)."""
-
-    steps: int = 0  # environment steps: every decision of every seat
-    network_decisions: int = 0  # decisions the current network made (trained or not)
-    transitions: int = 0
-    learner_hand_points: list[int] = field(default_factory=list)
-    learner_wins: list[float] = field(default_factory=list)  # per finished game: 1/k if won
-    learner_scores: list[int] = field(default_factory=list)
-    seconds: dict[str, float] = field(
-        default_factory=lambda: {"env": 0.0, "encode": 0.0, "forward": 0.0}
-    )
-
-
 class SelfPlayRollout:
     """``num_games`` games in flight; :meth:`collect` gathers one update's batch."""
 
@@ -174,19 +96,14 @@ class SelfPlayRollout:
         self.pool = pool
         self.rng = rng
         self.base_size = ObservationEncoder(self.n, self.rules).size
-        self.belief = config.observation if config.observation != "standard" else None
+        self.belief = config.observation == "belief"
         self.obs_size = self.observation_size(config)
-        self.critic_extra = self.carried_size(config)
-        # What the critic's inputs hold: the opponents' hands, then the stock for "perfect".
-        self._encode_hidden = encode_perfect if config.critic == "perfect" else encode_oracle
-        self.hands = oracle_size(self.n)
-        self.guide = self.guide_size(config)  # oracle guiding: the hands at the input's end
-        self.oracle_keep = 1.0  # its probability of showing an entry (the learner sets it)
+        self.hands_width = self.hands_targets_size(config)
         games = config.num_games
         capacity = config.batch_size + games * (self.n + 1)
-        self.buffer = TransitionBuffer(capacity, self.obs_size, self.critic_extra)
+        self.buffer = TransitionBuffer(capacity, self.obs_size, self.hands_width)
         self._obs = np.zeros((games, self.obs_size), np.float32)
-        self._critic_obs = np.zeros((games, self.critic_extra), np.float32)
+        self._hands = np.zeros((games, self.hands_width), np.float32)
         self._masks = np.zeros((games, NUM_ACTIONS), bool)
         self.stats = RolloutStats()
         self.slots = [self._new_slot() for _ in range(games)]
@@ -194,37 +111,17 @@ class SelfPlayRollout:
     @staticmethod
     def observation_size(config: TrainConfig) -> int:
         """The length of the network's input at ``config``'s table: the observation vector
-        (of its kind), and oracle guiding's inputs."""
+        of its kind (standard, or standard then belief)."""
         size = ObservationEncoder(config.num_players, config.rules).size
-        if config.observation != "standard":
-            size += belief_size(config.num_players, config.observation)
-        return size + SelfPlayRollout.guide_size(config)
+        if config.observation == "belief":
+            size += belief_size(config.num_players)
+        return size
 
     @staticmethod
-    def guide_size(config: TrainConfig) -> int:
-        """How many of the network's inputs are oracle guiding's (the opponents' hands,
-        :mod:`craits_env.oracle`, at the end of the input; else 0)."""
-        return oracle_size(config.num_players) if config.oracle_guiding else 0
-
-    @staticmethod
-    def critic_size(config: TrainConfig) -> int:
-        """How many inputs only the critic reads (:mod:`craits_env.oracle`: ``critic =
-        "oracle"``, the opponents' hands; ``"perfect"``, the hands and the stock; else 0)."""
-        n = config.num_players
-        return {"oracle": oracle_size(n), "perfect": perfect_size(n)}.get(config.critic, 0)
-
-    @staticmethod
-    def hands_size(config: TrainConfig) -> int:
+    def hands_targets_size(config: TrainConfig) -> int:
         """The width of the hands head's targets (the opponents' hands, ``hands_coef > 0``;
         else 0)."""
-        return oracle_size(config.num_players) if config.hands_coef > 0 else 0
-
-    @staticmethod
-    def carried_size(config: TrainConfig) -> int:
-        """The width of the hidden cards carried with each transition (``critic_obs``): what
-        the critic reads (:meth:`critic_size`), whose first :func:`oracle_size` entries (the
-        opponents' hands) the hands head learns to predict."""
-        return max(SelfPlayRollout.critic_size(config), SelfPlayRollout.hands_size(config))
+        return hands_size(config.num_players) if config.hands_coef > 0 else 0
 
     # -- games ---------------------------------------------------------------------
 
@@ -249,8 +146,7 @@ class SelfPlayRollout:
         slot.learner = int(rng.integers(n))
         opponents = iter(self.pool.draw_table(rng, n - 1))
         slot.actors = [LEARNER if s == slot.learner else next(opponents) for s in range(n)]
-        train_self = self.config.train_self_seats
-        slot.trained = [a == LEARNER or (a == SELF and train_self) for a in slot.actors]
+        slot.trained = [a in (LEARNER, SELF) for a in slot.actors]
         slot.bots = []
         for s, actor in enumerate(slot.actors):
             bot = None
@@ -280,8 +176,6 @@ class SelfPlayRollout:
             points = game.hand_points[k]
             stats.learner_hand_points.append(points[slot.learner])
             rewards = hand_rewards(points, mode)
-            if self.config.win_chance_coef:
-                rewards = self._add_win_chance(rewards, game, k)
             for s, last in enumerate(slot.last):
                 if last >= 0:
                     buf.rewards[last] += rewards[s]
@@ -299,31 +193,11 @@ class SelfPlayRollout:
                 buf.rewards[last] += final[s]
         self._close_streams(slot)
 
-    def _add_win_chance(self, rewards: list[float], game: Game, k: int) -> list[float]:
-        """``rewards`` of hand ``k`` plus ``win_chance_coef`` times the change hand ``k``
-        made to each seat's chance to win (its chances after the hand minus before it:
-        :func:`craits_env.rewards.win_chances`; after the game's last hand, the realised
-        shares)."""
-        sizes = self.rules.hand_sizes
-        before = [sum(p[s] for p in game.hand_points[:k]) for s in range(game.num_players)]
-        after = [b + own for b, own in zip(before, game.hand_points[k], strict=True)]
-        last = game.is_over and k == len(game.hand_points) - 1
-        chance_before = win_chances(before, spread_left(sizes, k))
-        chance_after = win_chances(after, 0.0 if last else spread_left(sizes, k + 1))
-        coef = self.config.win_chance_coef
-        return [
-            r + coef * (a - b) for r, a, b in zip(rewards, chance_after, chance_before, strict=True)
-        ]
-
     def _close_streams(self, slot: Slot) -> None:
         """End every stream of the game: its latest transition is done (the game's end, or
         a hand's with ``value_horizon = "hand"``); the seat's next decision opens a new one."""
-        buf = self.buffer
-        for s, last in enumerate(slot.last):
-            if last >= 0:
-                buf.dones[last] = True
-                buf.open -= 1
-                slot.last[s] = -1
+        self.buffer.end(np.array([last for last in slot.last if last >= 0], np.int64))
+        slot.last = [-1] * len(slot.last)
 
     def _advance(self, slot: Slot) -> str:
         """Play bots and forced decisions until a network decides; the deciding group."""
@@ -349,9 +223,20 @@ class SelfPlayRollout:
 
     def collect(
         self, policy: PolicyNet, batch_size: int, generator: torch.Generator
-    ) -> tuple[Batch, RolloutStats]:
-        """Step the games until ``batch_size`` transitions are complete; the batch and stats."""
-        return collect_batch(self, policy, batch_size, generator)
+    ) -> tuple[Segment, RolloutStats]:
+        """Step the games until ``batch_size`` transitions are complete; the segment and the
+        stats (``env`` seconds: the time not spent encoding or in forward passes)."""
+        self.stats = stats = RolloutStats()
+        start = time.perf_counter()
+        while self.buffer.complete < batch_size:
+            self._tick(policy, generator)
+        seconds = stats.seconds
+        seconds["env"] = time.perf_counter() - start - seconds["encode"] - seconds["forward"]
+        segment, new_index = self.buffer.take()
+        for slot in self.slots:
+            slot.last = [int(new_index[i]) if i >= 0 else -1 for i in slot.last]
+        stats.transitions = int((~segment.open).sum())
+        return segment, stats
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
         groups: dict[str, list[Slot]] = {}
@@ -369,35 +254,23 @@ class SelfPlayRollout:
         t0 = time.perf_counter()
         k = len(slots)
         obs, masks = self._obs[:k], self._masks[:k]
-        oracle = current and self.critic_extra > 0
-        critic_obs = self._critic_obs[:k] if oracle else None
+        hands = self._hands[:k] if current and self.hands_width else None
         seats = []
         base, belief = self.base_size, self.belief
-        # Oracle guiding's inputs: encoded only while some are kept (after the fade: zeros).
-        showing = self.guide and self.oracle_keep > 0
-        shown = obs[:k, self.obs_size - self.guide :] if showing else None
         for r, slot in enumerate(slots):
             game = slot.public.game
             p = game.current_player
             seats.append(p)
             obs[r, :base] = slot.encoder.encode(game, p)
             if belief:
-                encode_belief(slot.public.tracker, p, obs[r, base:], belief)
-            if critic_obs is not None:
-                self._encode_hidden(game, p, critic_obs[r])
-            if shown is not None:  # the same hands as the critic's, when it has them
-                if critic_obs is not None:
-                    shown[r] = critic_obs[r, : self.hands]
-                else:
-                    encode_oracle(game, p, shown[r])
+                encode_belief(slot.public.tracker, p, obs[r, base:])
+            if hands is not None:
+                encode_hands(game, p, hands[r])
             legal_mask(game.legal_actions(), masks[r])
-        if self.guide:
-            self._drop_oracle(obs[:k, self.obs_size - self.guide :])  # zeroes all at keep 0
         t1 = time.perf_counter()
         with torch.inference_mode():
             if current:  # the values of the trained seats' transitions
-                extra = None if critic_obs is None else torch.from_numpy(critic_obs)
-                logits, values = net(torch.from_numpy(obs), extra)
+                logits, values = net(torch.from_numpy(obs))
             else:  # a frozen snapshot: only its moves matter
                 logits = net.logits(torch.from_numpy(obs))
             dist = MaskedCategorical(logits, torch.from_numpy(masks))
@@ -409,19 +282,9 @@ class SelfPlayRollout:
         stats.seconds["forward"] += t2 - t1
         if current:
             stats.network_decisions += k
-            self._store(slots, seats, actions, log_probs, values.numpy())  # current: set
+            self._store(slots, seats, actions, log_probs, values.numpy(), hands)
         for slot, a in zip(slots, actions, strict=True):
             self._apply(slot, a)
-
-    def _drop_oracle(self, hands: np.ndarray) -> None:
-        """Oracle guiding (Suphx): keep each entry of ``hands`` with probability
-        ``oracle_keep`` (drawn from the games' generator only when it is strictly between 0
-        and 1), zero the rest, in place."""
-        keep = self.oracle_keep
-        if keep <= 0.0:
-            hands[:] = 0.0
-        elif keep < 1.0:
-            hands *= self.rng.random(hands.shape) < keep
 
     def _store(
         self,
@@ -430,37 +293,18 @@ class SelfPlayRollout:
         actions: list[int],
         log_probs: np.ndarray,
         values: np.ndarray,
+        hands: np.ndarray | None,
     ) -> None:
+        """The trained seats' transitions, each after its stream's latest."""
         rows = [r for r, (slot, p) in enumerate(zip(slots, seats, strict=True)) if slot.trained[p]]
         if not rows:
             return
-        buf = self.buffer
-        j0 = buf.size
-        idx = np.arange(j0, j0 + len(rows))
-        buf.obs[idx] = self._obs[rows]
-        buf.critic_obs[idx] = self._critic_obs[rows]
-        buf.masks[idx] = self._masks[rows]
-        buf.actions[idx] = np.asarray(actions)[rows]
-        buf.log_probs[idx] = log_probs[rows]
-        buf.values[idx] = values[rows]
-        buf.rewards[idx] = 0.0
-        buf.dones[idx] = False
-        buf.next_index[idx] = -1
-        for j, r in enumerate(rows, j0):
-            slot, p = slots[r], seats[r]
-            prev = slot.last[p]
-            if prev >= 0:
-                buf.next_index[prev] = j
-            else:
-                buf.open += 1
-            slot.last[p] = j
-        buf.size = j0 + len(rows)
-
-    def _take_batch(self) -> Batch:
-        batch, new_index = take_batch(self.buffer, self.config)
-        for slot in self.slots:
-            slot.last = [int(new_index[i]) if i >= 0 else -1 for i in slot.last]
-        return batch
+        prev = np.array([slots[r].last[seats[r]] for r in rows], np.int64)
+        idx = self.buffer.append(self._obs[rows], None if hands is None else hands[rows],
+                                 self._masks[rows], np.asarray(actions)[rows], log_probs[rows],
+                                 values[rows], prev)  # fmt: skip
+        for j, r in zip(idx.tolist(), rows, strict=True):
+            slots[r].last[seats[r]] = j
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -479,7 +323,12 @@ class SelfPlayRollout:
 
     def load_state_bytes(self, data: bytes) -> None:
         """Restore :meth:`state_bytes` (from a checkpoint this project wrote: it unpickles)."""
-        state = pickle.loads(data)
+        try:
+            state = _Unpickler(io.BytesIO(data)).load()
+            for slot in state.get("slots", []):
+                slot.public.game.legal_actions()  # the engine's objects of this release
+        except (AttributeError, ImportError, TypeError, EOFError, pickle.UnpicklingError) as e:
+            raise ValueError(f"{OLDER_GAMES} ({str(e).strip()[:160]})") from None
         if "slots" not in state:
             raise ValueError("the checkpoint's games were played on backend vector, not python")
         if len(state["slots"]) != len(self.slots):
@@ -492,49 +341,17 @@ class SelfPlayRollout:
         self.rng.bit_generator.state = state["rng"]
 
 
-def collect_batch(
-    rollout: Any, policy: PolicyNet, batch_size: int, generator: torch.Generator
-) -> tuple[Batch, RolloutStats]:
-    """``rollout.collect``: tick until ``batch_size`` transitions are complete, then take
-    them (``rollout._take_batch``); ``env`` seconds are the time not spent encoding or
-    in forward passes. For :class:`SelfPlayRollout` and the vector backend's rollout."""
-    rollout.stats = stats = RolloutStats()
-    buf = rollout.buffer
-    start = time.perf_counter()
-    while buf.size - buf.open < batch_size:
-        rollout._tick(policy, generator)
-    stats.seconds["env"] = (
-        time.perf_counter() - start - stats.seconds["encode"] - stats.seconds["forward"]
-    )
-    batch = rollout._take_batch()
-    stats.transitions = len(batch)
-    return batch, stats
+OLDER_GAMES = (
+    "its games in flight were saved by a release before craits 0.3.0, whose engine objects "
+    "they hold; start a new run from its policy instead (--set init_policy=PATH)"
+)
+# Modules renamed in 0.3.0 whose objects a checkpoint's games may hold: the agent playing a
+# checkpoint (``ppo:PATH``, seated as a bot) lived in craits.agents.ppo before.
+RENAMED_MODULES = {"craits.agents.ppo": "craits.agents.checkpoint_agent"}
 
 
-def take_batch(buf: TransitionBuffer, c: TrainConfig) -> tuple[Batch, np.ndarray]:
-    """The complete transitions of ``buf`` with their advantages; the open ones are carried
-    to its front. Returns the batch and each old index's new one (-1: taken)."""
-    size = buf.size
-    is_open = (buf.next_index[:size] < 0) & ~buf.dones[:size]
-    adv = gae_linked(buf.rewards[:size], buf.values[:size], buf.dones[:size],
-                     buf.next_index[:size], c.gamma, c.gae_lambda, is_open)  # fmt: skip
-    done = np.flatnonzero(~is_open)
-    batch = Batch(
-        obs=buf.obs[done].copy(),
-        critic_obs=buf.critic_obs[done].copy(),
-        masks=buf.masks[done].copy(),
-        actions=buf.actions[done].copy(),
-        log_probs=buf.log_probs[done].copy(),
-        values=buf.values[done].copy(),
-        advantages=adv[done],
-        returns=adv[done] + buf.values[done],
-    )
-    carried = np.flatnonzero(is_open)
-    new_index = np.full(size, -1, np.int64)
-    new_index[carried] = np.arange(len(carried))
-    for name in TransitionBuffer._ARRAYS:
-        array = getattr(buf, name)
-        array[: len(carried)] = array[carried]
-    buf.size = len(carried)
-    assert buf.open == len(carried)
-    return batch, new_index
+class _Unpickler(pickle.Unpickler):
+    """Reads the games of a checkpoint written before 0.3.0 too (:data:`RENAMED_MODULES`)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(RENAMED_MODULES.get(module, module), name)

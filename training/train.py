@@ -1,8 +1,20 @@
 """``craits train``: masked PPO self-play, logged to TensorBoard, checkpointed, evaluated.
 
-The loop reads top to bottom like CleanRL's ``ppo.py``::
+It reads top to bottom like CleanRL's ``ppo.py``. :func:`train` is the run::
 
-    collect a batch (SelfPlayRollout) -> learn (PPO epochs) -> log -> evaluate -> checkpoint
+    config -> seeding (open_run) -> for each update: update() -> log -> checkpoint
+    -> periodic evaluation; then the final evaluation
+
+and :func:`update` is one update, whole::
+
+    collect (the rollouts) -> GAE -> PPO epochs over minibatches -> the pool's snapshot
+
+The games are played in this process (:class:`~craits.training.rollouts.LocalRollouts`) or
+(``rollouts=RayOptions(...)``, ``craits train --ray``) by rollout workers on a Ray cluster
+(:mod:`craits.training.distributed`): the same loop, the same run directory. The maths —
+the masked distribution, GAE, the loss — is :mod:`craits.training.ppo`'s; the buffer the
+rollouts fill is :mod:`craits.training.buffer`'s; the scalars logged are listed in
+:mod:`craits.training.run_log`.
 
 A run writes into its directory ``DIR`` (``--out``, else ``runs/<run name>``;
 the run name is ``craits_v0__<config>__<seed>__<unix time>``):
@@ -14,49 +26,40 @@ the run name is ``craits_v0__<config>__<seed>__<unix time>``):
 | ``DIR/checkpoints/step_<update>.pt`` | every ``checkpoint_every`` / ``eval_every`` updates |
 | ``DIR/final.pt`` | the last checkpoint: play it as ``ppo:DIR/final.pt`` |
 | ``DIR/eval/<opponent>/`` | the final duplicate tournament against each opponent |
-
-Scalars (x axis: environment steps): ``losses/{policy,value,entropy,approx_kl,
-clipfrac,explained_variance}`` (and ``losses/hands`` with ``hands_coef > 0``),
-``charts/{SPS,SPS_wall,learning_rate,updates,transitions,peak_rss_mb}`` (and
-``charts/oracle_keep`` with ``oracle_guiding``),
-``time/{env,encode,forward,update}`` (share of the training time),
-``learner/{mean_hand_points,win_rate,mean_score}``,
-``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
-mean_score_ci_lo,mean_score_ci_hi}``, ``pool/{<kind>_share,snapshots}``; the
-hyper-parameters as a text table.
-
-The games are played in this process, or (``rollouts=RayOptions(...)``, ``craits train
---ray``) by rollout workers on a Ray cluster (:mod:`craits.training.distributed`, which adds
-``charts/{worker_<k>_sps,policy_lag,worker_restarts,broadcast_ms,gather_ms}``): the
-same loop, the same run directory.
 """
 
 from __future__ import annotations
 
 import re
-import resource
-import signal
-import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
+from torch import nn
 
-from craits_env.fileio import atomic_write_text
+from craits.agents.checkpoint import load_checkpoint, save_checkpoint
 
-from .checkpoint import load_checkpoint, save_checkpoint
-from .config import TrainConfig, to_toml
+from .buffer import RolloutStats
+from .config import TrainConfig
 from .evaluate import evaluate
-from .learner import Learner, LocalRollouts, RolloutsFactory, resolve_device
-from .selfplay import RolloutStats
+from .ppo import (
+    MaskedCategorical,
+    annealed_learning_rate,
+    explained_variance,
+    gae_linked,
+    normalize,
+    ppo_loss,
+)
+from .rollouts import LocalRollouts, RolloutsFactory
+from .run_log import RunLog, StopRequest, peak_rss_mb
+from .state import TrainingState, resolve_device
 
 FINAL = "final.pt"
 CHECKPOINTS = "checkpoints"
+TORCH_THREADS = 1  # the update's intra-op threads (the games are stepped in one thread)
 
 
 @dataclass
@@ -80,12 +83,6 @@ def run_name_for(config: TrainConfig) -> str:
     return f"craits_v0__{config.name}__{config.seed}__{int(time.time())}"
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / (2**20 if sys.platform == "darwin" else 2**10)
-
-
 def find_checkpoint(path: Path) -> Path:
     """``path`` itself, or for a run directory its ``final.pt`` or latest ``step_*.pt``."""
     if path.is_dir():
@@ -101,10 +98,99 @@ def find_checkpoint(path: Path) -> Path:
     return path
 
 
-def hparams_table(config: TrainConfig) -> str:
-    rows = ["|param|value|", "|-|-|"]
-    rows += [f"|{k}|{v}|" for k, v in config.to_dict().items()]
-    return "\n".join(rows)
+# ----------------------------------------------------------------------------- one update
+
+
+def update(state: TrainingState) -> tuple[dict[str, float], RolloutStats]:
+    """One PPO update of ``state``: collect a batch, its advantages, the epochs over it.
+
+    Returns the mean losses and diagnostics, and what the games did.
+    """
+    c, net, dev = state.config, state.net, state.device
+
+    # 1. Collect: play until batch_size transitions are complete (the rollouts' games).
+    net.eval()
+    segment, stats = state.rollouts.collect(state.actor, state.update, c.batch_size)
+    state.batch_start_step = state.global_step
+    state.global_step += stats.steps
+    for k, v in stats.seconds.items():
+        state.seconds[k] += v
+    start = time.perf_counter()
+
+    # 2. GAE along each seat's stream; an open transition only bootstraps its predecessor.
+    advantages = gae_linked(segment.rewards, segment.values, segment.dones, segment.next_index,
+                            c.gamma, c.gae_lambda, bootstrap_only=segment.open)  # fmt: skip
+    batch = segment.batch(advantages)
+
+    # 3. PPO epochs: shuffled minibatches, the clipped loss (and the hands head's).
+    lr = annealed_learning_rate(c.learning_rate, state.batch_start_step, state.global_step,
+                                c.total_steps)  # fmt: skip
+    for group in state.optimizer.param_groups:
+        group["lr"] = lr
+    obs = torch.from_numpy(batch.obs).to(dev)
+    masks = torch.from_numpy(batch.masks).to(dev)
+    actions = torch.from_numpy(batch.actions).to(dev)
+    old_log_probs = torch.from_numpy(batch.log_probs).to(dev)
+    old_values = torch.from_numpy(batch.values).to(dev)
+    batch_advantages = torch.from_numpy(batch.advantages).to(dev)
+    returns = torch.from_numpy(batch.returns).to(dev)
+    # The hands head's targets (hands_coef > 0): does the opponent hold (a copy of) the card.
+    held = torch.from_numpy(batch.hands).to(dev).clamp(max=1.0) if net.hands is not None else None
+    net.train()
+    sums: dict[str, float] = {}
+    count = 0
+    for _ in range(c.update_epochs):
+        order = torch.randperm(len(batch), generator=state.shuffle_gen)
+        for mb in order.tensor_split(c.num_minibatches):
+            mb = mb.to(dev)
+            hands_loss = None
+            if held is not None:
+                logits, value, hand_logits = net.with_hands(obs[mb])
+                hands_loss = nn.functional.binary_cross_entropy_with_logits(hand_logits, held[mb])
+            else:
+                logits, value = net(obs[mb])
+            dist = MaskedCategorical(logits, masks[mb])
+            out = ppo_loss(
+                new_log_prob=dist.log_prob(actions[mb]),
+                old_log_prob=old_log_probs[mb],
+                advantages=normalize(batch_advantages[mb]),
+                entropy=dist.entropy(),
+                new_value=value,
+                old_value=old_values[mb],
+                returns=returns[mb],
+                clip_coef=c.clip_coef,
+                clip_vloss=True,
+                ent_coef=c.ent_coef,
+                vf_coef=c.vf_coef,
+            )
+            loss = out.loss
+            if hands_loss is not None:
+                loss = loss + c.hands_coef * hands_loss
+                sums["hands_loss"] = sums.get("hands_loss", 0.0) + hands_loss.item()
+            state.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), c.max_grad_norm)
+            state.optimizer.step()
+            for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
+                sums[key] = sums.get(key, 0.0) + getattr(out, key)
+            count += 1
+    net.eval()
+    state.sync_actor()
+
+    # 4. The pool: a frozen snapshot of the network every snapshot_every updates.
+    state.update += 1
+    if state.update % c.snapshot_every == 0:
+        state.pool.add_snapshot(net, state.update)
+        state.rollouts.snapshot_added(state.pool)
+    metrics = {k: v / count for k, v in sums.items()}
+    metrics["explained_variance"] = explained_variance(batch.values, batch.returns)
+    metrics["minibatches"] = float(count)
+    metrics["learning_rate"] = lr
+    state.seconds["update"] += time.perf_counter() - start
+    return metrics, stats
+
+
+# ----------------------------------------------------------------------------- the run
 
 
 @dataclass
@@ -113,7 +199,7 @@ class Run:
 
     config: TrainConfig
     out: Path
-    learner: Learner
+    state: TrainingState
     resumed_from: Path | None
 
 
@@ -126,13 +212,15 @@ def open_run(
     device: str | None = None,
     rollouts: RolloutsFactory | None = None,
 ) -> Run:
-    """Check everything a run needs and build its learner — writing nothing.
+    """Check everything a run needs and build its state — writing nothing.
 
     ``resume`` is a checkpoint or a run directory (its latest checkpoint); the run's
-    configuration then comes from the checkpoint and ``config`` must be ``None``. The run
-    directory is relocatable: nothing in it names the directory. ``rollouts``: where the
-    games are played (default: here; :class:`craits.training.distributed.RayOptions`: on Ray).
-    Errors a user can fix raise ``ValueError`` with one line.
+    configuration then comes from the checkpoint and ``config`` must be ``None`` (a
+    checkpoint of an older release that used an option removed since is refused in one
+    line: :data:`craits.training.config.REMOVED`). The run directory is relocatable:
+    nothing in it names the directory. ``rollouts``: where the games are played (default:
+    here; :class:`craits.training.distributed.RayOptions`: on Ray). Errors a user can fix
+    raise ``ValueError`` with one line.
     """
     data = None
     if resume is not None:
@@ -164,19 +252,19 @@ def open_run(
             raise RunExists(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out}: not a directory (the run directory)")
-    torch.set_num_threads(config.torch_threads)
+    torch.set_num_threads(TORCH_THREADS)
     dev = resolve_device(config.device)
     config = config.replace(device=dev.type)  # config.toml and checkpoints say what was used
-    learner = Learner(config, dev, run_name, rollouts or LocalRollouts)
+    state = TrainingState(config, dev, run_name, rollouts or LocalRollouts)  # seeds everything
     try:
         if data is not None:
-            learner.load_state(data, str(resume))
+            state.load_checkpoint(data, str(resume))
         elif config.init_policy:
-            learner.init_policy(config.init_policy)
+            state.init_policy(config.init_policy)
     except BaseException:
-        learner.close()
+        state.close()
         raise
-    return Run(config, out, learner, resume)
+    return Run(config, out, state, resume)
 
 
 class RunExists(ValueError):
@@ -193,42 +281,6 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, run_dir: Path) -> None:
         super().__init__(str(run_dir))
         self.run_dir = run_dir
-
-
-class StopRequest:
-    """While active, SIGINT (Ctrl-C) and SIGTERM ask the loop to stop at the end of the
-    current update instead of killing it; a second signal acts as usual.
-
-    Only in the main thread (signal handlers can be set nowhere else); elsewhere it is inert.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-        self._previous: dict[int, Any] = {}
-
-    @property
-    def requested(self) -> bool:
-        return self.signal is not None
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.signal = signum
-        self._restore()  # a second Ctrl-C interrupts at once
-
-    def _restore(self) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous.clear()
-
-    def __enter__(self) -> StopRequest:
-        if threading.current_thread() is threading.main_thread():
-            for sig in self.SIGNALS:
-                self._previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._restore()
 
 
 def train(
@@ -253,54 +305,51 @@ def train(
     """
     run = open_run(config, out=out, resume=resume, total_steps=total_steps, device=device,
                    rollouts=rollouts)  # fmt: skip
-    config, out, learner = run.config, run.out, run.learner
+    config, out, state = run.config, run.out, run.state
     try:
-        log = RunLog(run, progress, echo)  # the run directory is written from here on
+        log = RunLog(state, out, run.resumed_from, progress, echo)  # writing from here on
     except BaseException:
-        learner.close()
+        state.close()
         raise
     final, saved, interrupted = out / FINAL, None, None
     evaluations: dict[str, dict[str, Any]] = {}
     try:
         with StopRequest() as stop:
             log.started()
-            while learner.global_step < config.total_steps and not stop.requested:
-                batch, stats = log.timed(learner.collect)  # play until a batch is complete
-                metrics = log.timed(learner.learn, batch)  # PPO epochs over it
+            while state.global_step < config.total_steps and not stop.requested:
+                metrics, stats = log.timed(update, state)  # collect, GAE, PPO epochs
                 log.update(metrics, stats)
-                done = learner.global_step >= config.total_steps
-                if _checkpoint_due(config, learner.update, done or stop.requested):
-                    saved = out / CHECKPOINTS / f"step_{learner.update:06d}.pt"
-                    state = learner.state()
-                    save_checkpoint(saved, state)
+                done = state.global_step >= config.total_steps
+                if _checkpoint_due(config, state.update, done or stop.requested):
+                    saved = out / CHECKPOINTS / f"step_{state.update:06d}.pt"
+                    checkpoint = state.checkpoint()
+                    save_checkpoint(saved, checkpoint)
                     if done:
-                        save_checkpoint(final, state)
-                    elif _evaluation_due(config, learner.update) and not stop.requested:
-                        log.evaluated(_evaluate(log.writer, learner.global_step, saved, config,
-                                                config.eval_deals))  # fmt: skip
+                        save_checkpoint(final, checkpoint)
+                    elif _evaluation_due(config, state.update) and not stop.requested:
+                        log.last_eval = _evaluate(log, saved, config)
             if stop.requested:  # stopped before the end, or before the final evaluation
-                done = learner.global_step >= config.total_steps
+                done = state.global_step >= config.total_steps
                 interrupted = "evaluation" if done else "training"
         log.bar.close()
         if interrupted is None and not final.exists():  # resumed a finished run, no steps left
-            save_checkpoint(final, learner.state())
-        learner.close()  # the rollout workers' CPUs are free for the evaluation
+            save_checkpoint(final, state.checkpoint())
+        log.lines(state.close())  # the rollout workers' CPUs are free for the evaluation
         if interrupted is None:
             try:
-                evaluations = _final_evaluation(log.writer, learner.global_step, final, config,
-                                                out, progress, echo)  # fmt: skip
+                evaluations = _final_evaluation(log, final, config, out, progress, echo)
             except KeyboardInterrupt:
                 interrupted = "evaluation"
     except KeyboardInterrupt:  # a second Ctrl-C while training: the latest checkpoint stands
         raise RunInterrupted(out) from None
     finally:
-        learner.close()
+        log.lines(state.close())
         log.close()
     return TrainResult(
         run_dir=out,
         final_checkpoint=final if interrupted != "training" else saved or final,
-        global_step=learner.global_step,
-        updates=learner.update,
+        global_step=state.global_step,
+        updates=state.update,
         sps=log.sps,
         seconds=log.session_seconds,
         peak_rss_mb=peak_rss_mb(),
@@ -320,91 +369,18 @@ def _evaluation_due(config: TrainConfig, update: int) -> bool:
     return config.eval_every > 0 and update % config.eval_every == 0
 
 
-class RunLog:
-    """The run directory's ``config.toml`` and TensorBoard events, the progress bar, and this
-    session's clock (steps per second, where the time went)."""
-
-    def __init__(self, run: Run, progress: bool, echo: Callable[[str], None]) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
-
-        self.run, self.echo = run, echo
-        config, learner = run.config, run.learner
-        if run.resumed_from is not None:
-            echo(f"resuming {learner.run_name} at step {learner.global_step:,} "
-                 f"(update {learner.update}) from {run.resumed_from}")  # fmt: skip
-            if learner.resume_note:
-                echo(f"resuming: {learner.resume_note}")
-        run.out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(run.out / "config.toml", to_toml(config))
-        # A resumed run hides the events logged after its checkpoint (they are replayed).
-        resumed = run.resumed_from is not None
-        purge = learner.global_step + 1 if resumed else None
-        self.writer = SummaryWriter(str(run.out), purge_step=purge)
-        if not resumed:
-            self.writer.add_text("hyperparameters", hparams_table(config))
-        self.bar = tqdm(total=config.total_steps, unit="step", unit_scale=True,
-                        initial=min(learner.global_step, config.total_steps),
-                        dynamic_ncols=True, disable=not progress)  # fmt: skip
-        self.start = time.perf_counter()
-        self.steps = 0  # environment steps in this session
-        self.busy = 0.0  # seconds collecting and learning in this session
-        self.session_seconds = dict.fromkeys(learner.seconds, 0.0)
-        self.last_eval: dict[str, float] = {}
-
-    @property
-    def sps(self) -> float:
-        return self.steps / self.busy if self.busy else 0.0
-
-    def started(self) -> None:
-        config, learner = self.run.config, self.run.learner
-        self.echo(f"run {learner.run_name}: {config.name}, {config.num_players} players, "
-                  f"{config.total_steps:,} steps, device {learner.device}, writing to "
-                  f"{self.run.out} (Ctrl-C saves a checkpoint and stops)")  # fmt: skip
-        where = learner.rollouts.describe()
-        if where:  # rollout workers elsewhere (craits train --ray)
-            self.echo(where)
-            self.writer.add_text("rollouts", where, learner.global_step)
-
-    def timed(self, step: Callable[..., Any], *args: Any) -> Any:
-        """``step(*args)``, its time counted as busy and split by the learner's own clocks."""
-        before = dict(self.run.learner.seconds)
-        t0 = time.perf_counter()
-        result = step(*args)
-        self.busy += time.perf_counter() - t0
-        for k, v in self.run.learner.seconds.items():
-            self.session_seconds[k] += v - before[k]
-        return result
-
-    def update(self, metrics: dict[str, float], stats: RolloutStats) -> None:
-        learner, total = self.run.learner, self.run.config.total_steps
-        self.steps += stats.steps
-        wall = time.perf_counter() - self.start
-        _log_update(self.writer, learner.global_step, learner, metrics, stats, self.steps,
-                    self.busy, wall, self.session_seconds)  # fmt: skip
-        for line in learner.rollouts.messages():  # a rollout worker replaced
-            self.echo(line)
-        self.bar.update(min(learner.global_step, total) - self.bar.n)
-        win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
-        self.bar.set_postfix_str(
-            f"SPS {self.sps:,.0f} | learner win {win:.2f}"
-            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()),
-            refresh=False,
-        )
-
-    def evaluated(self, win_rates: dict[str, float]) -> None:
-        self.last_eval = win_rates
-
-    def close(self) -> None:
-        for line in self.run.learner.rollouts.messages():  # a worker replaced after the last log
-            self.echo(line)
-        self.bar.close()
-        self.writer.close()
+def _evaluate(log: RunLog, path: Path, config: TrainConfig) -> dict[str, float]:
+    """Evaluate ``path`` in memory against every eval opponent; the win rates (for the bar)."""
+    rates = {}
+    for opponent in config.eval_opponents:
+        result = evaluate(path, opponent, config.num_players, config.rules, config.eval_deals)
+        log.evaluation(opponent, result)
+        rates[opponent] = result["agent"]["win_rate"]
+    return rates
 
 
 def _final_evaluation(
-    writer: Any,
-    step: int,
+    log: RunLog,
     final: Path,
     config: TrainConfig,
     out: Path,
@@ -433,76 +409,8 @@ def _final_evaluation(
                 echo(f"{target}: held another agent's games ({reason}); playing them again")
 
             result = evaluate(final, opponent, config.num_players, config.rules,
-                              config.final_eval_deals, out=target, record=config.eval_records,
-                              progress=tick, on_stale=stale)  # fmt: skip
-        _log_eval(writer, step, opponent, result)
+                              config.final_eval_deals, out=target, progress=tick,
+                              on_stale=stale)  # fmt: skip
+        log.evaluation(opponent, result)
         evaluations[opponent] = result
     return evaluations
-
-
-def _log_update(
-    writer: Any,
-    step: int,
-    learner: Learner,
-    metrics: dict[str, float],
-    stats: RolloutStats,
-    session_steps: int,
-    busy: float,
-    wall: float,
-    seconds: dict[str, float],
-) -> None:
-    scalar = writer.add_scalar
-    for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
-        scalar(f"losses/{key.removesuffix('_loss')}", metrics[key], step)
-    scalar("losses/explained_variance", metrics["explained_variance"], step)
-    if "hands_loss" in metrics:  # hands_coef > 0: the hands head's cross-entropy
-        scalar("losses/hands", metrics["hands_loss"], step)
-    scalar("losses/early_stop", metrics["early_stop"], step)
-    scalar("charts/learning_rate", metrics["learning_rate"], step)
-    if learner.config.oracle_guiding:  # the batch's probability of showing a hidden card
-        scalar("charts/oracle_keep", learner.config.oracle_keep(learner.batch_start_step), step)
-    scalar("charts/SPS", session_steps / busy if busy else 0.0, step)
-    scalar("charts/SPS_wall", session_steps / wall if wall else 0.0, step)
-    scalar("charts/updates", learner.update, step)
-    scalar("charts/transitions", stats.transitions, step)
-    scalar("charts/network_decisions", stats.network_decisions, step)
-    scalar("charts/peak_rss_mb", peak_rss_mb(), step)
-    total = sum(seconds.values())
-    for key, value in seconds.items():
-        scalar(f"time/{key}", value / total if total else 0.0, step)
-    if stats.learner_hand_points:
-        scalar("learner/mean_hand_points", float(np.mean(stats.learner_hand_points)), step)
-    if stats.learner_wins:
-        scalar("learner/win_rate", float(np.mean(stats.learner_wins)), step)
-        scalar("learner/mean_score", float(np.mean(stats.learner_scores)), step)
-        scalar("learner/games", len(stats.learner_wins), step)
-    for kind, share in learner.pool.composition().items():
-        scalar(f"pool/{kind}_share", share, step)
-    scalar("pool/snapshots", len(learner.pool.snapshots), step)
-    for tag, value in learner.rollouts.scalars().items():  # rollout workers' (on Ray)
-        scalar(tag, value, step)
-
-
-def _evaluate(
-    writer: Any, step: int, path: Path, config: TrainConfig, deals: int
-) -> dict[str, float]:
-    """Evaluate ``path`` in memory against every eval opponent; the win rates (for the bar)."""
-    rates = {}
-    for opponent in config.eval_opponents:
-        result = evaluate(path, opponent, config.num_players, config.rules, deals)
-        _log_eval(writer, step, opponent, result)
-        rates[opponent] = result["agent"]["win_rate"]
-    return rates
-
-
-def _log_eval(writer: Any, step: int, opponent: str, result: dict[str, Any]) -> None:
-    row = result["agent"]
-    tag = "eval/" + re.sub(r"[^\w.-]+", "_", opponent)
-    writer.add_scalar(f"{tag}/win_rate", row["win_rate"], step)
-    writer.add_scalar(f"{tag}/win_rate_ci_lo", row["win_rate_ci"][0], step)
-    writer.add_scalar(f"{tag}/win_rate_ci_hi", row["win_rate_ci"][1], step)
-    writer.add_scalar(f"{tag}/mean_score", row["mean_score"], step)
-    writer.add_scalar(f"{tag}/mean_score_ci_lo", row["mean_score_ci"][0], step)
-    writer.add_scalar(f"{tag}/mean_score_ci_hi", row["mean_score_ci"][1], step)
-    writer.add_scalar(f"{tag}/opponent_mean_score", result["opponent"]["mean_score"], step)
-    writer.flush()

@@ -2,8 +2,9 @@
 
 ``backend = "vector"`` in a :class:`~craits.training.config.TrainConfig` plays its games here
 instead of :class:`~craits.training.selfplay.SelfPlayRollout` (the Python engine). The two
-produce the same kind of batch with the same rules for seats, rewards and streams (read
-:mod:`craits.training.selfplay`'s docstring first); what differs is who steps the games:
+fill the same buffer (:mod:`craits.training.buffer`) with the same rules for seats, rewards
+and streams (read :mod:`craits.training.selfplay`'s docstring first); what differs is who
+steps the games:
 
 **A tick** is one compiled :meth:`VectorGame.step` of every game at once. Before it, each
 game's pending decision is sorted out from its legal mask and its acting seat: a
@@ -46,18 +47,11 @@ from craits.agents.network import PolicyNet
 from craits_env.seeding import draw_seed
 from craits_env.vector import RandomPolicy, VectorGame
 
+from .buffer import RolloutStats, Segment, TransitionBuffer
 from .config import TrainConfig
 from .pool import SELF, OpponentPool, is_snapshot
 from .ppo import MaskedCategorical
-from .selfplay import (
-    LEARNER,
-    Batch,
-    RolloutStats,
-    SelfPlayRollout,
-    TransitionBuffer,
-    collect_batch,
-    take_batch,
-)
+from .selfplay import LEARNER, OLDER_GAMES, SelfPlayRollout
 
 RANDOM = "random"
 CURRENT_GROUP, RANDOM_GROUP = 0, 1  # group ids; a snapshot's id is 2 or more
@@ -111,30 +105,33 @@ class VectorSelfPlayRollout:
         learner = int(rng.integers(n))
         opponents = iter(self.pool.draw_table(rng, n - 1))
         actors = [LEARNER if s == learner else next(opponents) for s in range(n)]
-        train_self = self.config.train_self_seats
         self.learner[b] = learner
         self.group[b] = [self._group_of(a) for a in actors]
-        self.trained[b] = [a == LEARNER or (a == SELF and train_self) for a in actors]
+        self.trained[b] = [a in (LEARNER, SELF) for a in actors]
         self.last[b] = -1
 
     # -- collecting ------------------------------------------------------------------
 
     def collect(
         self, policy: PolicyNet, batch_size: int, generator: torch.Generator
-    ) -> tuple[Batch, RolloutStats]:
-        """Step the games until ``batch_size`` transitions are complete; the batch and stats.
+    ) -> tuple[Segment, RolloutStats]:
+        """Step the games until ``batch_size`` transitions are complete; the segment and stats.
 
         ``stats.seconds``: ``env`` is the compiled step (rules, rewards, the next
         observations and masks: encoding happens inside it, so ``encode`` holds only the
         gathering of each group's rows) and the bookkeeping; ``forward`` the networks.
         """
-        return collect_batch(self, policy, batch_size, generator)
-
-    def _take_batch(self) -> Batch:
-        batch, new_index = take_batch(self.buffer, self.config)
+        self.stats = stats = RolloutStats()
+        start = time.perf_counter()
+        while self.buffer.complete < batch_size:
+            self._tick(policy, generator)
+        seconds = stats.seconds
+        seconds["env"] = time.perf_counter() - start - seconds["encode"] - seconds["forward"]
+        segment, new_index = self.buffer.take()
         last = self.last
         self.last = np.where(last >= 0, new_index[np.maximum(last, 0)], -1)
-        return batch
+        stats.transitions = int((~segment.open).sum())
+        return segment, stats
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
         stats = self.stats
@@ -167,9 +164,7 @@ class VectorSelfPlayRollout:
     def _close(self, rows: np.ndarray) -> None:
         """End the streams of the games in ``rows``: each seat's latest transition is done."""
         last = self.last[rows]
-        open_ = last[last >= 0]
-        self.buffer.dones[open_] = True
-        self.buffer.open -= len(open_)
+        self.buffer.end(last[last >= 0])
         self.last[rows] = -1
 
     def _decide(
@@ -203,23 +198,9 @@ class VectorSelfPlayRollout:
         if not keep.any():
             return
         rows, seats = rows[keep], seats[keep]
-        buf = self.buffer
-        j0, k = buf.size, len(rows)
-        idx = np.arange(j0, j0 + k)
-        buf.obs[idx] = obs[keep]
-        buf.masks[idx] = masks[keep]
-        buf.actions[idx] = chosen_np[keep]
-        buf.log_probs[idx] = log_probs[keep]
-        buf.values[idx] = values.numpy()[keep]
-        buf.rewards[idx] = 0.0
-        buf.dones[idx] = False
-        buf.next_index[idx] = -1
-        prev = self.last[rows, seats]
-        linked = prev >= 0
-        buf.next_index[prev[linked]] = idx[linked]
-        buf.open += int(k - linked.sum())
+        idx = self.buffer.append(obs[keep], None, masks[keep], chosen_np[keep], log_probs[keep],
+                                 values.numpy()[keep], self.last[rows, seats])  # fmt: skip
         self.last[rows, seats] = idx
-        buf.size = j0 + k
 
     def _pay(self, rewards: np.ndarray) -> None:
         """Add each seat's reward of the step to its stream's latest transition."""
@@ -263,7 +244,12 @@ class VectorSelfPlayRollout:
 
     def load_state_bytes(self, data: bytes) -> None:
         """Restore :meth:`state_bytes` (from a checkpoint this project wrote: it unpickles)."""
-        state = pickle.loads(data).get("vector")
+        try:
+            state = pickle.loads(data).get("vector")
+            if state is not None:
+                state["games"].current_player()  # the engine's objects of this release
+        except (AttributeError, ImportError, TypeError, EOFError, pickle.UnpicklingError) as e:
+            raise ValueError(f"{OLDER_GAMES} ({str(e).strip()[:160]})") from None
         if state is None:
             raise ValueError("the checkpoint's games were played on backend python, not vector")
         if state["games"].num_envs != self.num_games:

@@ -27,7 +27,10 @@ def add_parser(sub: Any) -> None:
         "same parameters; a worker that dies is replaced and the run goes on); the run "
         "directory is the same.",
         epilog="A quick run (about a minute): craits train --total-steps 300000 --set "
-        "final_eval_deals=20 --set eval_every=0 --out runs/quick. Extend a finished run: "
+        "final_eval_deals=20 --set eval_every=0 --out runs/quick. The rules: -r NAME=VALUE and "
+        "--short as in craits play and craits tournament, on top of the config's [rules] table "
+        "(-r face_cards=true is --set rules.face_cards=true; --short trains and evaluates on "
+        "the short game). Extend a finished run: "
         "craits train --resume runs/quick --total-steps 600000 (its evaluation is played "
         "again for the new agent). On a local Ray instance with 2 rollout workers: craits train "
         "--ray --workers 2 --out runs/ray; on a running cluster: --ray auto (or --ray "
@@ -53,6 +56,7 @@ def add_parser(sub: Any) -> None:
                        help="override a config key (a TOML value), e.g. --set "
                        "learning_rate=3e-4 --set opponents.greedy=0.5 --set "
                        "rules.face_cards=true")  # fmt: skip
+    a.add_rule_args(train)  # -r NAME=VALUE, --short: the rules, as every command spells them
     train.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="play the games on Ray rollout workers: a local Ray instance "
                        "without ADDRESS, else that cluster's (auto, HOST:PORT, "
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     config = None
     if args.resume is not None:
-        if args.config is not None or args.seed is not None or args.set:
+        if args.config is not None or args.seed is not None or args.set or args.rule or args.short:
             parser.error("--resume continues a run with its own configuration: only "
                          "--total-steps, --out, --device, --ray, --workers, --no-progress go "
                          "with it")  # fmt: skip
@@ -90,6 +94,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             overrides.append(f"seed={args.seed}")
         try:
             config = load_config(args.config or DEFAULT_CONFIG, overrides)
+            config = _with_rule_args(config, args)
         except ValueError as e:
             parser.error(str(e))
     rollouts = None
@@ -130,6 +135,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
           f"agent: ppo:{result.run_dir}; TensorBoard: tensorboard --logdir "
           f"{result.run_dir}")  # fmt: skip
     return 0
+
+
+def _with_rule_args(config: Any, args: argparse.Namespace) -> Any:
+    """``config`` with ``-r NAME=VALUE`` and ``--short`` applied to its rules (as
+    :func:`craits.arguments.rules_from` reads them: ``--short`` leaves an ``-r hand_sizes``)."""
+    from craits_env.rules import Rules
+
+    options = dict(args.rule)
+    if args.short and "hand_sizes" not in options:
+        options["hand_sizes"] = Rules.short_game().hand_sizes
+    if not options:
+        return config
+    return config.replace(rules={**config.rules.to_dict(), **options})
 
 
 def _train_interrupted(where: Path | None) -> int:

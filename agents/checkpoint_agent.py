@@ -42,7 +42,8 @@ from craits_env.rules import Rules
 from .base import Observation
 
 SPEC = "ppo"
-BELIEF = ("belief", "belief_calls")  # the observations that read the public history (belief)
+STANDARD = "standard"  # a checkpoint's "observation": craits_v0's observation vector
+BELIEF = "belief"  # the observation that reads the public history too (craits_env.belief)
 RUN_FINAL = "final.pt"
 # Rule options that change only how long a game lasts: a policy plays any of them.
 LENGTH_OPTIONS = ("hand_sizes", "hand_decision_limit")
@@ -59,7 +60,12 @@ class PPOAgent:
         self._logits, self._obs_size, self.meta = _load(checkpoint_file(path))
         self.identity = f"{SPEC}@{self.meta['digest'][:16]}"
         kind = self.meta.get("observation")
-        self._belief = kind if kind in BELIEF else None
+        if kind not in (STANDARD, BELIEF):
+            raise ValueError(
+                f"ppo:{path}: observation {kind!r} was removed in craits 0.3.0 (its code last "
+                "lived at commit 9f11649); this code plays standard and belief"
+            )
+        self._belief = kind == BELIEF
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as its path and identity (a training checkpoint holds the games in
@@ -89,7 +95,7 @@ class PPOAgent:
         if self._belief:
             from craits_env.belief import belief_size
 
-            size += belief_size(num_players, self._belief)
+            size += belief_size(num_players)
         if size != self._obs_size or (trained is not None and trained != num_players):
             raise ValueError(
                 f"ppo:{self.path} was trained for {trained} players (observation size "
@@ -140,12 +146,12 @@ class PPOAgent:
         tracker = getattr(observation, "tracker", None)
         if tracker is None:
             raise ValueError(
-                f"ppo:{self.path} reads the public history (observation = {self._belief}): it "
+                f"ppo:{self.path} reads the public history (observation = {BELIEF}): it "
                 "plays through a seat view (tournaments, craits play, craits serve), not a bare "
                 "observation dict"
             )
         seat = observation.seat  # type: ignore[attr-defined]
-        return encode_belief(tracker, seat, kind=self._belief or BELIEF[0])
+        return encode_belief(tracker, seat)
 
 
 def checkpoint_file(path: str) -> Path:
@@ -175,7 +181,7 @@ def _load(path: Path) -> _Policy:
     if key in _CACHE:
         return _CACHE[key]
     network, meta = load_policy(path, content)  # ValueError (one line) if unusable
-    policy = (network.numpy_policy(), network.play_size, meta)
+    policy = (network.numpy_policy(), network.obs_size, meta)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = policy
