@@ -6,7 +6,8 @@ Three ASGI middlewares, each refusing with ``{"error": "one line"}`` (:mod:`crai
   address that proxy puts last in ``X-Forwarded-For``): at most ``requests_per_second``
   requests a second (a token bucket holding ``burst``), and at most ``games_per_minute``
   new games (``POST /api/games``, counted from the request and kept when it succeeds)
-  in any 60 seconds; beyond them **429** with ``Retry-After`` (whole seconds);
+  in any 60 seconds; beyond them **429** with ``Retry-After`` (whole seconds), the
+  connection closed;
 - :class:`JsonHostCheck` — only the ``Host`` names served (the loopback names when bound
   to loopback: a page of another site cannot reach the server through a name of its own,
   DNS rebinding); any other **400**;
@@ -151,7 +152,9 @@ class _Window:
 
 
 def _retry_after(seconds: float) -> dict[str, str]:
-    return {"Retry-After": str(max(1, math.ceil(seconds)))}
+    """The headers of a 429: when to retry, and the connection closed (a body it came with
+    is never read, and a client over its rate holds no connection meanwhile)."""
+    return {"Retry-After": str(max(1, math.ceil(seconds))), **_CLOSE}
 
 
 class ClientRateLimit:
