@@ -14,8 +14,9 @@ body, then, while they are held open:
 * **log** — the bytes the server wrote to stderr in those ``--seconds``.
 
 Prints one JSON object (and writes it to ``--out`` if given). The same script measures the
-tree before the fix: run it with ``PYTHONPATH`` naming an export of the old tree
-(``git archive COMMIT | tar -x -C DIR``), as the report says. Usage::
+tree before the fix: run it from the folder of an export of the old tree (``git archive
+COMMIT | tar -x -C DIR``; ``python -m craits`` then imports that tree). The numbers before
+and after the fix: ``experiments/results/web/web_probes.md``. Usage::
 
     python experiments/web_probes.py --uploads 300 --nofile 256 --seconds 20
 """
