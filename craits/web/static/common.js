@@ -94,7 +94,7 @@ class ApiError extends Error {}
 
 // The JSON API: resolves to the parsed body, or throws ApiError with the server's one line.
 async function api(path, options = {}) {
-  const init = { method: options.method || "GET", headers: {} };
+  const init = { method: options.method || "GET", headers: { ...(options.headers || {}) } };
   if (options.body !== undefined) {
     init.method = options.method || "POST";
     init.headers["Content-Type"] = "application/json";
@@ -119,10 +119,11 @@ async function api(path, options = {}) {
   return data;
 }
 
-// The API's answer (a GET, or a POST of `body`), or null after showing its error in the banner.
-async function load(path, body) {
+// The API's answer (a GET, or a POST of `body`; `headers` added), or null after showing its
+// error in the banner.
+async function load(path, body, headers) {
   try {
-    return await api(path, body === undefined ? {} : { body });
+    return await api(path, body === undefined ? { headers } : { body, headers });
   } catch (e) {
     showError(e.message);
     return null;

@@ -1,4 +1,5 @@
-// The play page: your seat at the table. GET /api/games/ID?token=T, POST .../actions.
+// The play page: your seat at the table. GET /api/games/ID (the token in the Authorization
+// header: it stays out of logs and histories), POST .../actions.
 "use strict";
 
 const CALL_BASE = 53;
@@ -160,8 +161,9 @@ async function act(action) {
 }
 
 async function refresh(all) {
-  const since = all ? "&since=0" : "";
-  const v = await load(`/api/games/${encodeURIComponent(game.id)}?token=${encodeURIComponent(game.token)}${since}`);
+  const since = all ? "?since=0" : "";
+  const v = await load(`/api/games/${encodeURIComponent(game.id)}${since}`, undefined,
+                       { Authorization: `Bearer ${game.token}` });
   if (v) render(v);
 }
 
