@@ -498,6 +498,37 @@ def test_same_seed_same_parameters_other_seed_other(tmp_path: Path) -> None:
     assert not all(torch.equal(a[k], c[k]) for k in a)
 
 
+def test_the_modules_renamed_in_0_3_0_warn_once_and_are_the_new_ones() -> None:
+    """craits.agents.ppo is craits.agents.checkpoint_agent, craits.training.checkpoint is
+    craits.agents.checkpoint; craits_env.oracle gives the hands encoder under its old names."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = """
+        import importlib, warnings
+        moved = {"craits.agents.ppo": "craits.agents.checkpoint_agent",
+                 "craits.training.checkpoint": "craits.agents.checkpoint",
+                 "craits_env.oracle": "craits_env.opponent_hands"}
+        for old, new in moved.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                module = importlib.import_module(old)
+            assert [(w.category, str(w.message)) for w in caught] == [(FutureWarning,
+                f"the module {old!r} is deprecated since craits 0.3.0 and goes in 0.4: "
+                f"import {new} instead")], caught
+            if old != "craits_env.oracle":
+                assert module is importlib.import_module(new), old
+        from craits_env import opponent_hands, oracle
+        assert oracle.encode_oracle is opponent_hands.encode_hands
+        assert oracle.oracle_size is opponent_hands.hands_size
+        print("ok")
+    """
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stderr
+
+
 def test_bad_checkpoints_are_one_line_value_errors(smoke_run: Path, tmp_path: Path) -> None:
     missing = tmp_path / "missing.pt"
     corrupt = tmp_path / "corrupt.pt"
