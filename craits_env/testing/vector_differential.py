@@ -137,12 +137,11 @@ def check_step(
     _check(done == g.is_over, "done flags", where, done, g.is_over)
 
 
-def check_rebuild(vg: VectorGame, b: int, g: Game, where: str) -> None:
-    """The generator states agree, and ``Game.from_snapshot`` of the vector's snapshot and
-    generator gives that snapshot back."""
+def check_rebuild(vg: VectorGame, b: int, rng: np.random.Generator, where: str) -> None:
+    """The generator states agree (``rng``: the Python game's generator), and
+    ``Game.from_snapshot`` of the vector's snapshot and generator gives that snapshot back."""
     state = vg.generator_state(b)
-    _check(state == g._rng.bit_generator.state,  # type: ignore[union-attr]
-           "generator states", where)  # fmt: skip
+    _check(state == rng.bit_generator.state, "generator states", where)
     generator = np.random.Generator(np.random.PCG64(0))
     generator.bit_generator.state = state
     snap = vg.snapshot(b)
@@ -206,7 +205,7 @@ def compare(
             check_position(vg, b, g, encoder, mask[b], obs[b], where, snapshot=snapshot)
             tally.snapshots += snapshot
             if rebuild_every and steps % rebuild_every == b % rebuild_every:
-                check_rebuild(vg, b, g, where)
+                check_rebuild(vg, b, rngs[b], where)
                 tally.rebuilds += 1
             actions[b] = _choose(g.legal_actions(), policy, draw_chance)
         rewards, done = vg.step(actions)

@@ -230,7 +230,7 @@ def load_game(
         L.I_PEND_CTX: g._pend_ctx,
         L.I_TOP: g.discard[-1],
         L.I_NUM_OUT: len(g.went_out),
-        L.I_STOCK_LEN: len(g._stock),
+        L.I_STOCK_LEN: g.stock_size,
         L.I_DISCARD_LEN: len(g.discard),
         L.I_NUM_DECLARERS: len(g._deal_declarers),
         L.I_NUM_RESHUFFLES: len(g._reshuffles),
@@ -259,7 +259,7 @@ def load_game(
     row[L.SEEN2] = sum(1 << c for c in set(g.discard) if g.discard.count(c) > 1)
     row[L.DECLARERS : L.DECLARERS + len(g._deal_declarers)] = g._deal_declarers
     cards = np.zeros(state.cd.shape[1], np.uint8)
-    cards[L.STOCK : L.STOCK + len(g._stock)] = g._stock
+    cards[L.STOCK : L.STOCK + g.stock_size] = g.stock[::-1]  # next card last
     cards[L.DISCARD : L.DISCARD + len(g.discard)] = g.discard
     cards[L.DEAL : L.DEAL + len(g._deal)] = np.frombuffer(g._deal, np.uint8)
     cards[L.RLOG : L.RLOG + len(log)] = log

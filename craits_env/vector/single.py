@@ -24,6 +24,17 @@ from . import layout
 from .game import VectorGame
 
 
+def _legal_index(action: object, legal: tuple[int, ...]) -> int | None:
+    """``action`` as an int if it is a legal id in another integer type (numpy), else None."""
+    if isinstance(action, bool):
+        return None
+    try:
+        value = operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    return value if value in legal else None
+
+
 class SingleGame:
     """Row 0 of a ``VectorGame(1, ...)`` without auto-reset, read and driven like a Game."""
 
@@ -125,8 +136,11 @@ class SingleGame:
         """``Game.apply``: ``ValueError`` with the engine's message for an illegal action."""
         legal = self.legal_actions()
         if type(action) is not int or action not in legal:
-            Game._reject(self.mirror(), action, legal)  # raises unless a legal numpy int
-            action = operator.index(action)
+            value = _legal_index(action, legal)
+            if value is None:  # the engine's own one-line error, on a copy
+                self.mirror().clone().apply(action)
+                raise AssertionError("Game.apply accepted an action outside legal_actions()")
+            action = value
         self._action[0] = action
         self.vector.step(self._action)
         self._changed()
