@@ -638,3 +638,22 @@ def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
     assert out["uploads_still_open"] == 0 and out["uploads_closed_silently"] == 0, out
     assert set(out["uploads_answered"]) <= {"408", "429", "503"}, out
     assert out["stderr_bytes"] < 4000, out
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--trusted-proxy", "proxy.example"], "invalid address 'proxy.example': expected an IP"),
+        (["--client-rate", "-1"], "invalid value '-1': expected a number >= 0"),
+        (["--client-rate", "nan"], "invalid value 'nan'"),
+        (["--client-games", "٣"], "invalid value '٣': expected an int >= 0"),
+        (["--client-connections", "1.5"], "invalid value '1.5'"),
+    ],
+)
+def test_bad_limits_of_craits_serve_give_one_line_and_status_2(
+    args: list[str], fragment: str
+) -> None:
+    proc = subprocess.run([sys.executable, "-m", "craits", "serve", *args], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert fragment in proc.stderr, proc.stderr
