@@ -400,6 +400,14 @@ def test_repeated_log_records_are_quiet_and_one_line() -> None:
     assert passed[0].getMessage() == (
         "socket.accept() out of system resource (OSError: [Errno 24] Too many open files)"
     )
+    faults = QuietRepeats(seconds=60, shorten=False)  # uvicorn.error's: the traceback kept
+    kept = [r for r in (logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
+                                          "Exception in ASGI application", (), exc_info)
+                        for _ in range(3)) if faults.filter(r)]  # fmt: skip
+    assert len(kept) == 1 and kept[0].exc_info == exc_info
+    other = logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
+                              "Exception in ASGI application", (), None)  # fmt: skip
+    assert faults.filter(other)  # another kind (no exception): let through
 
 
 def test_the_defaults_of_craits_serve_are_those_of_the_limits() -> None:

@@ -7,15 +7,17 @@ failed ``accept()`` (thousands a second). Here:
 
 - :func:`protocol_class` — uvicorn's h11 protocol with a cap on connections held at once
   (:func:`connection_limit`: :data:`MAX_CONNECTIONS`, and never within
-  :data:`DESCRIPTOR_RESERVE` of the descriptor limit, so ``accept()`` never fails for
-  want of one) and per client address (``connections_per_client``); a connection beyond
-  either is answered **503** ``{"error": …}`` and closed at once, freeing its descriptor.
+  :data:`DESCRIPTOR_RESERVE` of the descriptor limit, so that descriptors stay for files
+  and answers; a burst of connections may still exhaust them for a moment, and asyncio's
+  failed ``accept()`` is then logged once per :data:`QUIET_SECONDS`) and per client
+  address (``connections_per_client``); a connection beyond either is answered **503**
+  ``{"error": …}`` and closed at once, freeing its descriptor.
   A connection whose request headers are not complete within :data:`HEADER_TIMEOUT`
   seconds is closed; a malformed request (or headers over :data:`MAX_HEADER_BYTES`) gets
   **400** ``{"error": …}`` (uvicorn's own is plain text);
 - :class:`QuietRepeats` — a logging filter that lets one record of a kind through per
-  :data:`QUIET_SECONDS` and shortens its traceback to one line (on ``asyncio`` and
-  ``uvicorn.error``);
+  :data:`QUIET_SECONDS` (on ``asyncio``, its traceback shortened to one line; on
+  ``uvicorn.error``, the first of a kind whole);
 - :class:`RedactTokens` — a logging filter of ``uvicorn.access`` that writes
   ``token=…`` of a query string as ``token=[redacted]``.
 
@@ -144,16 +146,19 @@ def protocol_class(
 
 
 class QuietRepeats(logging.Filter):
-    """One record per logger and message per ``seconds``; its traceback as one line."""
+    """One record per logger, message and exception type per ``seconds``; ``shorten``: its
+    traceback as one line (else kept: the first of a kind shows where a fault is)."""
 
-    def __init__(self, seconds: float = QUIET_SECONDS) -> None:
+    def __init__(self, seconds: float = QUIET_SECONDS, shorten: bool = True) -> None:
         super().__init__()
         self.seconds = seconds
-        self._last: dict[tuple[str, str], float] = {}
+        self.shorten = shorten
+        self._last: dict[tuple[str, str, str], float] = {}
         self.dropped = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.name, str(record.msg))
+        exc = record.exc_info[1] if record.exc_info else None
+        key = (record.name, str(record.msg), type(exc).__name__)
         now = time.monotonic()
         if now - self._last.get(key, -self.seconds) < self.seconds:
             self.dropped += 1
@@ -161,8 +166,7 @@ class QuietRepeats(logging.Filter):
         if len(self._last) > 1000:
             self._last.clear()
         self._last[key] = now
-        if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
+        if self.shorten and exc is not None:
             record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
             record.args = ()
             record.exc_info = None
@@ -187,10 +191,13 @@ def redact(text: str) -> str:
 
 
 def quiet_logs() -> None:
-    """Install :class:`QuietRepeats` on ``asyncio`` and ``uvicorn.error`` (once) and
-    :class:`RedactTokens` on ``uvicorn.access``."""
-    for name, kind in (("asyncio", QuietRepeats), ("uvicorn.error", QuietRepeats),
-                       ("uvicorn.access", RedactTokens)):  # fmt: skip
+    """Install (once) :class:`QuietRepeats` on ``asyncio`` (one line each: a failed
+    ``accept()``) and on ``uvicorn.error`` (tracebacks kept: a fault of the application),
+    and :class:`RedactTokens` on ``uvicorn.access``."""
+    filters: list[tuple[str, logging.Filter]] = [("asyncio", QuietRepeats()),
+                                                 ("uvicorn.error", QuietRepeats(shorten=False)),
+                                                 ("uvicorn.access", RedactTokens())]  # fmt: skip
+    for name, made in filters:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, kind) for f in logger.filters):
-            logger.addFilter(kind())
+        if not any(type(f) is type(made) for f in logger.filters):
+            logger.addFilter(made)
