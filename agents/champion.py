@@ -1,9 +1,12 @@
 """The learned champion: ``champion`` (the policy alone) and ``champion-search`` (it guiding PIMC).
 
-``champion`` plays the committed checkpoint ``experiments/results/champion/final.pt`` — the
-strongest policy ``craits train`` has produced here (how it was trained, and where it stands
-on the ladder: ``experiments/results/champion/README.md``) — as ``ppo:PATH`` does: the argmax of
-the policy over the legal actions, no search.
+``champion`` plays the strongest policy ``craits train`` has produced here (how it was
+trained, and where it stands on the ladder: ``experiments/results/champion/README.md``) as
+``ppo:PATH`` plays its checkpoint: the argmax of the policy over the legal actions, no search.
+Its weights ship in the package, ``weights/champion.npz`` (playing weights only, numpy:
+:mod:`craits.agents.playing_weights`, exported from the training checkpoint by
+``experiments/export_champion.py``), so it plays without torch, with the checkpoint's moves
+and identity.
 
 ``champion-search`` (``champion-search:N``) is :class:`~craits.agents.pimc.PIMCAgent` with the
 champion as its prior: the champion's move is played wherever PIMC does not search, and
@@ -12,8 +15,7 @@ greedy rollouts (compiled) per decision must beat the champion's move by a margi
 replace it. Its identity includes the champion's weights, so stored results of an older
 champion are never reused for a new one.
 
-The checkpoint is found beside the package in a source checkout (``pip install -e .``);
-elsewhere the spec is a one-line error naming the file (play any checkpoint as ``ppo:PATH``).
+An installation without the weights file gets a one-line error naming it.
 """
 
 from __future__ import annotations
@@ -21,31 +23,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent
-from .checkpoint_agent import PPOAgent
 from .pimc import PIMCAgent
+from .playing_weights import PlayingWeightsAgent
 
 CHAMPION = "champion"
 CHAMPION_SEARCH = "champion-search"
-CHECKPOINT = Path(__file__).resolve().parents[1] / "experiments/results/champion/final.pt"
+WEIGHTS = Path(__file__).resolve().parent / "weights" / "champion.npz"
 SEARCH_SIMULATIONS = 2048
 """Rollouts per searched decision of ``champion-search`` (its time: the champion README)."""
 
 
-def champion_checkpoint() -> Path:
-    """The committed champion's checkpoint (``ValueError`` if this installation lacks it)."""
-    if not CHECKPOINT.is_file():
+def champion_weights() -> Path:
+    """The champion's playing weights (``ValueError`` if this installation lacks them)."""
+    if not WEIGHTS.is_file():
         raise ValueError(
-            f"agent spec {CHAMPION!r}: its checkpoint {CHECKPOINT} is not in this installation "
-            "(a source checkout of craits has it); play a checkpoint with ppo:PATH"
+            f"agent spec {CHAMPION!r}: its weights {WEIGHTS} are not in this installation "
+            "(reinstall craits); play a checkpoint with ppo:PATH"
         )
-    return CHECKPOINT
+    return WEIGHTS
 
 
 def make_champion(arg: str, seed: int | None) -> Agent:
     """The spec ``champion``: the committed policy, no search."""
     if arg:
         raise ValueError(f"agent spec {CHAMPION!r} takes no argument, got {CHAMPION}:{arg}")
-    agent = PPOAgent(str(champion_checkpoint()), seed)
+    agent = PlayingWeightsAgent(str(champion_weights()), seed)
     agent.name = CHAMPION
     return agent
 

@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from craits.agents.base import Agent, Observation
-from craits.agents.champion import CHECKPOINT
 from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.network import PolicyNet
 from craits.agents.pimc import ENDGAME
@@ -67,6 +66,7 @@ from craits_env.fileio import atomic_write_bytes, atomic_write_text
 from craits_env.opponent_hands import encode_hands, hands_size
 from craits_env.public import PublicGame
 from craits_env.seeding import derive_rng, derive_seed
+from experiments.export_champion import CHECKPOINT
 
 CHAMPION = str(CHECKPOINT)
 

@@ -12,7 +12,6 @@ import torch
 
 from craits.agents.arena import play_game
 from craits.agents.base import legal_actions_of
-from craits.agents.champion import CHECKPOINT
 from craits.agents.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
 from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.pimc import ENDGAME, PIMCAgent
@@ -32,6 +31,7 @@ from craits.training.ppo import masked_logits
 from craits_env import DECLARE, Game
 from craits_env.actions import forced_action
 from craits_env.seeding import derive_rng, derive_seed
+from experiments.export_champion import CHECKPOINT
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT = (7, 6, 5)

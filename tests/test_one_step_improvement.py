@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from craits.agents.arena import play_game
-from craits.agents.champion import CHECKPOINT
 from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
@@ -18,6 +17,7 @@ from craits_env.actions import PHASE_DECLARE
 from craits_env.public import PublicGame
 from craits_env.seeding import derive_rng
 from craits_env.testing.scenario import stacked_game
+from experiments.export_champion import CHECKPOINT
 from experiments.one_step_improvement import (
     Collect,
     QAgent,

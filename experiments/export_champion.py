@@ -1,0 +1,82 @@
+"""Export the champion's playing weights: the committed training checkpoint
+``experiments/results/champion/final.pt`` (torch) to ``agents/weights/champion.npz``.
+
+The ``.npz`` (:mod:`craits.agents.playing_weights`) holds the policy's trunk and head as
+trained (float32), the observation kind, the table it was trained for and the checkpoint's
+policy digest, so the specs ``champion`` and ``champion-search`` play it without torch, with
+the same moves and the same identity as the checkpoint (``tests/test_champion.py``). The
+value and hands heads, the optimiser, the pool and the games in flight stay in the
+checkpoint. The bytes are deterministic: exporting again writes the same file.
+
+    python experiments/export_champion.py [--checkpoint PATH] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from craits.agents.checkpoint import load_checkpoint, policy_digest
+from craits.agents.playing_weights import playing_weights_bytes
+from craits_env.fileio import atomic_write_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT = ROOT / "experiments" / "results" / "champion" / "final.pt"
+"""The champion's training checkpoint (torch): what it was trained to, and how to resume."""
+WEIGHTS = ROOT / "agents" / "weights" / "champion.npz"
+SOURCE_KEYS = ("run_name", "global_step", "update")
+
+
+def export_bytes(checkpoint: str | Path = CHECKPOINT) -> bytes:
+    """The playing-weights file of a ``craits train`` checkpoint."""
+    data = load_checkpoint(checkpoint)
+    spec = data["network"]
+    state = data["policy"]
+    hidden = [name.removesuffix(".weight") for name in state
+              if name.startswith("trunk.") and name.endswith(".weight")]  # fmt: skip
+    if len(hidden) != len(spec["hidden_sizes"]):
+        raise ValueError(
+            f"checkpoint {checkpoint}: {len(hidden)} trunk layers, its spec has "
+            f"{len(spec['hidden_sizes'])}"
+        )
+    play = spec["obs_size"] - spec.get("oracle_inputs", 0)  # the inputs a player has
+    arrays: dict[str, Any] = {}
+    for i, name in enumerate(hidden):
+        weight = _array(state[f"{name}.weight"])
+        arrays[f"hidden.{i}.weight"] = weight[:, :play] if i == 0 else weight
+        arrays[f"hidden.{i}.bias"] = _array(state[f"{name}.bias"])
+    head = _array(state["policy.weight"])
+    arrays["policy.weight"] = head if hidden else head[:, :play]
+    arrays["policy.bias"] = _array(state["policy.bias"])
+    meta = {
+        "activation": spec["activation"],
+        "obs_size": play,
+        "observation": data.get("observation", "standard"),
+        "num_players": data["num_players"],
+        "rules": data["rules"],
+        "digest": policy_digest(data),
+        "source": {k: data.get(k) for k in SOURCE_KEYS},
+    }
+    return playing_weights_bytes(arrays, meta)
+
+
+def _array(tensor: Any) -> Any:
+    """A tensor's values as a contiguous numpy array (float32 as trained)."""
+    return tensor.detach().cpu().contiguous().numpy().copy()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
+    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    args = parser.parse_args(argv)
+    content = export_bytes(args.checkpoint)
+    atomic_write_bytes(args.out, content)
+    print(f"{args.out}: {len(content):,} bytes, sha256 {hashlib.sha256(content).hexdigest()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
