@@ -25,11 +25,17 @@ MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).
 PUBLIC_UNDERSCORE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
-# Public modules that moved in 0.3.0: the old name warns once and is the new module until 0.4.
+# Modules that moved or were renamed in 0.3.0: the old name warns once and is the new module
+# until 0.4.
 MOVED = {
     "craits_env.scenario": "craits_env.testing.scenario",
     "craits_env.random_rules": "craits_env.testing.random_rules",
     "craits_env.localray": "craits.localray",
+    "craits_env.bench": "craits.bench",
+    "craits_env.picture": "craits_env.render_rgb",
+    "craits_env.render": "craits_env.render_text",
+    "craits.agents.tournament": "craits.agents.duplicate_tournament",
+    "craits.tournament": "craits.tournament_workers",
 }
 
 
