@@ -47,7 +47,7 @@ def show_replay(
             return _show_one(path, *records[0], terminal, step)
         for i, (line, record) in enumerate(records, 1):
             _check(path, line, record)
-            terminal.say(_one_line(i, line, record))
+            terminal.say(record_line(i, line, record))
         terminal.say(
             f"{len(records)} games replayed: every score matches its record. "
             "Use --game I to see game I in full."
@@ -67,7 +67,8 @@ def _check(path: str | os.PathLike[str], line: int, record: dict[str, Any]) -> G
         raise RecordError(f"{os.fspath(path)} line {line}: {e}") from None
 
 
-def _one_line(i: int, line: int, record: dict[str, Any]) -> str:
+def record_line(i: int, line: int, record: dict[str, Any]) -> str:
+    """Game ``i`` of a record file (at ``line``) in one line: seats, hands, scores, end."""
     seats = ", ".join(f"p{s}:{spec}" for s, spec in enumerate(record["seats"]))
     decisions = sum(len(h["decisions"]) for h in record["hands"])
     end = "winners " + ", ".join(f"player_{s}" for s in record["winners"] or ())
@@ -94,7 +95,7 @@ def _show_one(
         style="bold",
     )
     term.say("seats: " + ", ".join(f"player_{s} {spec}" for s, spec in enumerate(record["seats"])))
-    term.say("rules: " + _rules_text(rules))
+    term.say("rules: " + rules_text(rules))
     if record.get("meta"):
         term.say("from: " + ", ".join(f"{k}={v}" for k, v in record["meta"].items()))
     counter = [0]
@@ -127,7 +128,7 @@ def _show_one(
     return 0
 
 
-def _rules_text(rules: Rules) -> str:
+def rules_text(rules: Rules) -> str:
     """The options that differ from the defaults, as ``-r`` arguments would set them."""
     default = Rules().to_dict()
     changed = [

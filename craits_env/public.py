@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from .cards import CARD_STRS, NUM_CARDS, parse_cards
 from .engine import Game
 from .events import Called, Drew, Event, HandScored, Played, Reshuffled
@@ -125,13 +126,36 @@ class PublicTracker:
         p = first.seat
         # Draws from the decision on are unknown cards: the counter as it was before it.
         base = game.drawn[p] - sum(e.number for e in events if isinstance(e, Drew) and e.seat == p)
-        if isinstance(first, Called):  # R4
-            self._called[p] = (first.suit, base)
-        elif first.reason == "draw":  # no card of the active suit, no 8 or 9 (R3.1)
-            self._void_base[p][game.active_suit] = base  # a draw leaves the suit as it was
-            self._no_wild_base[p] = base
-        else:  # no ace or two in the count (R5.3)
-            self._no_count_base[p] = base
+        if isinstance(first, Called):
+            self._learn(p, "called", first.suit, base)
+        else:  # a draw leaves the active suit as it was
+            self._learn(p, first.reason, game.active_suit, base)
+
+    def observe_action(self, seat: int, phase: int, suit: int, base: int, action: int) -> None:
+        """Take what one decision showed publicly, for a game whose ``apply`` tells no events
+        (the batched engine's view of one game, :mod:`craits_env.vector`): ``seat``'s
+        ``action`` in ``phase``, with the active ``suit`` and its draw counter before it."""
+        game = self._game
+        if game.hand_index != self._hand_index:
+            self._new_hand()
+        elif action < NUM_CARDS:
+            self.played[seat].append(action)
+        elif action == DRAW and phase in (PHASE_PLAY, PHASE_COUNT):
+            if not game.rules.voluntary_draw:
+                self._learn(seat, "draw" if phase == PHASE_PLAY else "count", suit, base)
+        elif phase == PHASE_CALL_SUIT and CALL_BASE <= action < DECLARE:
+            self._learn(seat, "called", action - CALL_BASE, base)
+
+    def _learn(self, seat: int, what: str, suit: int, base: int) -> None:
+        """``seat`` showed ``what``: it called ``suit`` (R4), or drew for want of a card of
+        ``suit``, an 8 or a 9 (``draw``, R3.1), or of an ace or a two (``count``, R5.3)."""
+        if what == "called":
+            self._called[seat] = (suit, base)
+        elif what == "draw":
+            self._void_base[seat][suit] = base
+            self._no_wild_base[seat] = base
+        else:
+            self._no_count_base[seat] = base
 
     def state(self) -> dict[str, Any]:
         """What the tracker has inferred in this hand, as a JSON-serialisable dict."""
@@ -215,7 +239,13 @@ class PublicGame:
 
     def apply(self, action: int) -> list[Event]:
         """Apply ``action`` to the game, let the tracker observe it; the events."""
-        events = self.game.apply(action)
+        game = self.game
+        seat = game.current_player
+        phase, suit, base = game.phase, game.active_suit, game.drawn[seat]
+        events: list[Event] | None = game.apply(action)
+        if events is None:  # the batched engine's view of one game tells no events
+            self.tracker.observe_action(seat, phase, suit, base, action)
+            return []
         self.tracker.observe(events)
         return events
 

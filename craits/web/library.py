@@ -41,7 +41,7 @@ from typing import Any
 from craits_env.jsonl import JsonlError
 from craits_env.records import FORMAT, RecordError, read_records, write_records
 
-from ..replay_view import _one_line
+from ..replay_view import record_line as _one_line
 from .errors import plain
 from .sessions import ApiError
 

@@ -27,7 +27,7 @@ from craits_env.records import RecordError, replay
 from craits_env.rules import Rules
 
 from ..narrate import Narrator
-from ..replay_view import _rules_text
+from ..replay_view import rules_text
 from .sessions import ApiError, Event, tag_lines
 
 
@@ -89,7 +89,7 @@ def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, An
         "num_players": n,
         "seats": record["seats"],
         "seat": seat,
-        "rules": _rules_text(Rules.from_dict(record["rules"])),
+        "rules": rules_text(Rules.from_dict(record["rules"])),
         "first_dealer": record["first_dealer"],
         "seed": record.get("seed"),
         "meta": record.get("meta") or {},

@@ -1,0 +1,174 @@
+"""The hands: the deal (R2.3), the starter (R2.5), scoring a hand (R8) and moving the deal
+(R2.4), and the game's randomness.
+
+:class:`HandCycle` is the part of :class:`~craits_env.engine.Game` that deals each hand
+of the schedule until one needs a decision, scores it when it ends, and ends the game
+after the last one. :func:`check_dealable` refuses a schedule whose largest hand cannot
+be dealt (R1.5).
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import numpy as np
+
+from .actions import NO_PLAYER, PHASE_CALL_SUIT, PHASE_DECLARE, PHASE_GAME_OVER
+from .cards import RANK_OF, SUIT_OF, Rank
+from .deck import deck_cards, remove_cards, shuffled
+from .events import Dealt, GameOver, HandScored
+from .game_state import CTX_STARTER, GameState, HandOver
+from .rules import Rules
+from .scoring import GOING_OUT_BONUS, score_ranks
+
+_EIGHT, _NINE, _JACK = int(Rank.EIGHT), int(Rank.NINE), int(Rank.JACK)
+
+
+def check_dealable(n: int, rules: Rules) -> int:
+    """The number of decks of ``n`` players under ``rules``, if every hand can be dealt (R1.5)."""
+    decks = rules.decks_for(n)
+    size = len(deck_cards(decks, rules.remove_kings_queens))
+    need = n * max(rules.hand_sizes) + 1
+    if need > size:
+        raise ValueError(
+            f"cannot deal: {n} players x {max(rules.hand_sizes)} cards + 1 starter = {need}"
+            f" > {size} cards in {decks} deck(s)"
+            + (" without kings and queens" if rules.remove_kings_queens else "")
+            + "; use fewer players, smaller hand_sizes or num_decks=2"
+        )
+    return decks
+
+
+class HandCycle(GameState):
+    """Deal, score, deal again (see the module docstring)."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ hands
+
+    def _advance(self) -> None:
+        """Deal hands until one needs a decision, or end the game."""
+        sizes = self.rules.hand_sizes
+        while self.hand_index < len(sizes):
+            try:
+                self._start_hand()
+                return
+            except HandOver:
+                continue
+        self.phase = PHASE_GAME_OVER
+        self.current_player = NO_PLAYER
+        self._legal = ()
+        self._events.append(GameOver(tuple(self.winners()), tuple(self.scores)))
+
+    def _start_hand(self) -> None:
+        """R2.3 the deal, R7.3 declarations on the deal, R2.5 the starter."""
+        n, h, d, direction = self.num_players, self.hand_size, self.dealer, self.direction
+        deck = self.deck
+        idx = self.hand_index
+        if idx < len(self._script_deals):
+            order = self._script_deals[idx]
+        else:
+            rng = self._need_rng(f"the deal of hand {idx}")
+            if idx == 0 and self._deck_top is not None:
+                top = self._deck_top
+                rest = remove_cards(deck, top)
+                order = bytes(top) + shuffled(rest, rng)
+            else:
+                order = shuffled(deck, rng)
+        self._deal = order
+        self._reshuffles = []
+        if self._deal_log is not None:
+            self._deal_log.append(order)
+            self._reshuffle_log.append(self._reshuffles)  # type: ignore[union-attr]
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(n * h):
+            hands[(d + direction * (1 + i % n)) % n].append(order[i])
+        for hand in hands:
+            hand.sort()
+        self.hands = hands
+        starter = order[n * h]
+        self.discard = [starter]
+        self._stock = list(order[: n * h : -1])
+        self.active_suit = SUIT_OF[starter]
+        self.count = 0
+        self.jack_run = 1 if RANK_OF[starter] == _JACK else 0
+        self.king_left = 0
+        self.extra_play = False
+        self.went_out = []
+        self.one_card_penalty_pending = [False] * n
+        self._hand_penalties = [0] * n
+        self.drawn = [0] * n
+        self.hand_decisions = 0
+        self._pend_card = starter
+        self._pend_ctx = CTX_STARTER
+        self._legal = None
+        self._events.append(
+            Dealt(idx, d, direction, h, tuple(map(tuple, hands)), starter, bytes(order))
+        )
+        rules = self.rules
+        if h == 1 and rules.one_card_on_deal and rules.one_card == "declare":  # R7.3
+            # A stack: the last seat to declare (the dealer) at the bottom.
+            self._deal_declarers = [(d + direction * k) % n for k in range(n, 0, -1)]
+            self.current_player = self._deal_declarers[-1]
+            self.phase = PHASE_DECLARE
+            return
+        self._deal_declarers = []
+        self._apply_starter()
+
+    def _apply_starter(self) -> None:
+        """R2.5: the starter counts as played by the dealer."""
+        d = self.dealer
+        self.current_player = d
+        self._pend_card = starter = self.discard[-1]
+        self._pend_ctx = CTX_STARTER
+        if RANK_OF[starter] in (_EIGHT, _NINE):
+            self.phase = PHASE_CALL_SUIT
+            self.extra_play = True
+            return
+        self._resolve(d)
+
+    def _end_hand(self, reason: str) -> NoReturn:
+        """Score the hand (R8), move the deal (R2.4), and raise :class:`HandOver`;
+        ``reason``: why it ends (a ``hand_end`` event's reason)."""
+        rules = self.rules
+        out_points = GOING_OUT_BONUS if rules.going_out_bonus else 0
+        went_out = self.went_out
+        points = []
+        for s, hand in enumerate(self.hands):
+            if s in went_out:
+                card_points = out_points
+            else:
+                card_points = score_ranks([RANK_OF[c] for c in hand], rules)
+            self.scores[s] += card_points
+            points.append(card_points + self._hand_penalties[s])
+        self.hand_points.append(tuple(points))
+        self._events.append(HandScored(
+            self.hand_index, reason, tuple(map(tuple, self.hands)), tuple(went_out),
+            tuple(points), tuple(self.scores), tuple(self.shuffle_pressures),
+        ))  # fmt: skip
+        self.hand_index += 1
+        if rules.dealer_follows_direction and self.direction == -1:
+            self.dealer = (self.dealer - 1) % self.num_players
+        else:
+            self.dealer = (self.dealer + 1) % self.num_players
+            self.direction = 1
+        self.phase = PHASE_GAME_OVER
+        self._legal = ()
+        raise HandOver
+
+    # ------------------------------------------------------------------ randomness
+
+    def _need_rng(self, what: str) -> np.random.Generator:
+        rng = self._rng
+        if rng is None:
+            state = self._rng_state
+            if state is None:
+                raise ValueError(
+                    f"{what} needs a random generator: give seed or rng, or the deck orders"
+                )
+            bit_generator_cls, bit_state = state
+            bit_generator = bit_generator_cls(0)
+            bit_generator.state = bit_state
+            rng = self._rng = np.random.Generator(bit_generator)
+            self._rng_state = None
+        return rng
