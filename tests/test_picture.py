@@ -128,7 +128,8 @@ def test_large_hands() -> None:
         assert picture.shape == picture_shape(2)
         assert is_red(picture).any()
     g = stacked_game([deck[1::2][:50], deck[::2][-50:]], starter="Qs", num_decks=2)
-    public = [name for name in Game.__slots__ if name[0] != "_"]
+    slots = [name for cls in Game.__mro__ for name in getattr(cls, "__slots__", ())]
+    public = [name for name in slots if name[0] != "_"]
     public += ["top", "is_over", "hand_size", "stock_size", "winners"]
     huge = SimpleNamespace(**{name: getattr(g, name) for name in public})  # a table no deal makes
     huge.hands = [sorted(deck[:100]), g.hands[1]]
