@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent
-from .pimc import PIMCAgent
+from .pimc import PIMCAgent, budget
 from .playing_weights import PlayingWeightsAgent
 
 CHAMPION = "champion"
@@ -56,7 +56,7 @@ def make_champion_search(arg: str, seed: int | None) -> Agent:
     """The spec ``champion-search`` / ``champion-search:N`` (N rollouts per searched move)."""
     simulations = SEARCH_SIMULATIONS
     if arg:
-        simulations = int(arg) if arg.isdigit() else 0
+        simulations = budget(arg)
         if simulations < 1:
             raise ValueError(
                 f"agent spec '{CHAMPION_SEARCH}:{arg}': expected '{CHAMPION_SEARCH}:N', "

@@ -61,6 +61,7 @@ holds each legal action's mean rollout value (what ``craits.training.distill`` r
 from __future__ import annotations
 
 import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -348,14 +349,20 @@ def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Genera
     return derive_rng(seed, SAMPLING_STREAM), np.random.default_rng(seed)
 
 
+BUDGET = re.compile(r"[0-9]{1,9}")
+"""How a spec's N is written: ASCII digits only (``"٣".isdecimal()`` and ``int("٣") == 3``)."""
+
+
+def budget(arg: str) -> int:
+    """The N of ``NAME:N`` written in ASCII digits, else 0 (refused by the caller)."""
+    return int(arg) if BUDGET.fullmatch(arg) else 0
+
+
 def make_pimc(arg: str, seed: int | None) -> Agent:
     """The spec ``pimc`` (default budget) or ``pimc:N`` (N rollouts per searched decision)."""
     if not arg:
         return PIMCAgent(seed=seed)
-    try:
-        simulations = int(arg)
-    except ValueError:
-        simulations = 0
+    simulations = budget(arg)
     if simulations < 1:
         raise ValueError(
             f"agent spec 'pimc:{arg}': expected 'pimc:N', N rollouts per move (N >= 1)"

@@ -117,6 +117,10 @@ def test_bad_specs_are_one_line_errors(agent_file: Path) -> None:
         "json:dumps": r"dumps\(\) failed",
         "expert:7": "takes no argument",
         "pimc:zero": "pimc:N",
+        "pimc:²": "pimc:N",  # "²".isdigit(), but int("²") fails
+        "pimc:٣": "pimc:N",  # int("٣") == 3: not a number written here
+        "pimc:+3": "pimc:N",
+        "champion-search:٣": "champion-search:N",
         "ppo": "needs a checkpoint",
     }
     for spec, match in cases.items():
