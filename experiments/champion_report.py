@@ -65,7 +65,9 @@ def report(args: argparse.Namespace) -> tuple[str, bool]:
     lines = [
         "# The champion: where it stands",
         "",
-        "`champion` plays [`final.pt`](final.pt) (argmax of the policy, no search); "
+        "`champion` plays the policy of [`final.pt`](final.pt), shipped as the playing weights "
+        "`agents/weights/champion.npz` (`experiments/export_champion.py`; argmax of the "
+        "policy, no search); "
         f"`champion-search` is PIMC ({SEARCH_SIMULATIONS} compiled rollouts per searched "
         "decision) with the champion as its prior. Standard game (15 hands), 4 players, "
         "duplicate deals from seeds never used in training or tuning.",
