@@ -33,7 +33,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,15 +43,13 @@ import numpy as np
 from craits_env.actions import NUM_ACTIONS
 
 from .checkpoint_agent import PPOAgent
+from .mlp_numpy import ACTIVATIONS, Layer, mlp_policy
 
 FORMAT = "craits-playing-weights"
 VERSION = 1
-ACTIVATIONS = ("tanh", "relu")
 OBSERVATIONS = ("standard", "belief")
 META = "meta"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's time stamp: the same bytes for the same weights
-
-Layer = tuple[np.ndarray, np.ndarray]  # (weight (out, in), bias (out,)), float32
 
 
 @dataclass(frozen=True)
@@ -70,28 +68,6 @@ class PlayingWeights:
     def logits(self) -> Callable[[np.ndarray], np.ndarray]:
         """The policy as a function ``input (obs_size,) -> logits (59,)`` (:func:`mlp_policy`)."""
         return mlp_policy(self.hidden, self.policy, self.meta["activation"])
-
-
-def mlp_policy(
-    hidden: Sequence[Layer], policy: Layer, activation: str
-) -> Callable[[np.ndarray], np.ndarray]:
-    """The forward pass of a policy's trunk and head in numpy, the arithmetic of
-    :meth:`craits.agents.network.PolicyNet.numpy_policy`: a few matrix-vector products cost
-    a fraction of a batch-of-one torch call."""
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation: got {activation!r}, allowed {list(ACTIVATIONS)}")
-    layers = list(hidden)
-    head_w, head_b = policy
-    relu = activation == "relu"
-
-    def logits(obs: np.ndarray) -> np.ndarray:
-        x = obs
-        for w, b in layers:
-            x = w @ x + b
-            x = np.maximum(x, 0, out=x) if relu else np.tanh(x, out=x)
-        return head_w @ x + head_b
-
-    return logits
 
 
 def array_names(num_hidden: int) -> list[str]:
