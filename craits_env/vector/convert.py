@@ -23,7 +23,8 @@ from ..actions import (
     PHASE_NAMES,
 )
 from ..cards import CARD_STRS, NUM_CARDS, SUIT_CHARS
-from ..engine import _PENDING_ROLES, Game
+from ..engine import Game
+from ..game_state import PENDING_ROLES
 from ..scoring import PRESSURE_BASE, pressure_costs
 from . import kernel
 from . import layout as L
@@ -150,7 +151,7 @@ def snapshot(state: VectorState, b: int, legal: list[int] | None = None) -> dict
         "winners": [q for q in range(n) if total[q] == best] if over else None,
         "rules": state.rules_dict | {"hand_sizes": list(rules.hand_sizes)},
         "deal_declarations_left": declarers[::-1],
-        "pending_role": _PENDING_ROLES[row[L.I_PEND_CTX]] if pending else None,
+        "pending_role": PENDING_ROLES[row[L.I_PEND_CTX]] if pending else None,
     }
 
 

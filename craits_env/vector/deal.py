@@ -15,10 +15,10 @@ import numpy as np
 
 from ..actions import PHASE_DECLARE, PHASE_GAME_OVER
 from ..cards import NUM_CARDS, NUM_RANKS
+from ..game_state import CTX_STARTER
 from .card_tables import DEALER_STRENGTH, JACK
 from .jit import inner
 from .layout import (
-    CTX_STARTER,
     DEAL,
     DECLARERS,
     DIRTY_ALL,

@@ -24,14 +24,12 @@ from ..actions import (
     STAY_SILENT,
 )
 from ..cards import NUM_RANKS
+from ..game_state import CTX_COUNT, CTX_FREE, CTX_NORMAL
 from .card_tables import ACE, COUNTABLE, EIGHT, JACK, NINE, PLAYABLE
 from .deal import advance
 from .hand_scoring import end_hand
 from .jit import inline, inner
 from .layout import (
-    CTX_COUNT,
-    CTX_FREE,
-    CTX_NORMAL,
     DECLARERS,
     HELD1,
     I_ACTIVE_SUIT,

@@ -16,7 +16,8 @@ import numpy as np
 from ..actions import NUM_ACTIONS, PHASE_GAME_OVER, PHASE_NAMES, action_str
 from ..cards import check_permutation, parse_card
 from ..deck import remove_cards
-from ..engine import Game, _check_dealable
+from ..engine import Game
+from ..hands import check_dealable
 from ..options import is_int
 from ..rewards import BOUNDED_SCALE, REWARD_MODES, check_reward_mode, hand_rewards, win_shares
 from ..rules import Rules, check_num_players
@@ -74,7 +75,7 @@ class VectorGame:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules: got {type(rules).__name__}, expected craits_env.Rules")
-        _check_dealable(n, rules)
+        check_dealable(n, rules)
         check_reward_mode(reward)
         if not isinstance(auto_reset, bool):
             raise ValueError(f"auto_reset: got {auto_reset!r}, allowed True or False")

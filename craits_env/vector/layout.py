@@ -49,7 +49,7 @@ MAX_DECK = 2 * NUM_CARDS  # two decks (R1.5)
     I_EXTRA_PLAY,  # 1 when the play continues a turn (a 6, a king's sequence, a starter)
     I_HAND_DECISIONS,  # R12
     I_PEND_CARD,  # the card waiting for its suit call / declaration
-    I_PEND_CTX,  # how it acts: CTX_* below (the Python engine's contexts, same values)
+    I_PEND_CTX,  # how it acts: the Python engine's CTX_* (craits_env.game_state)
     I_TOP,  # the top card of the discard pile
     I_NUM_OUT,  # length of the went_out list (S_OUT_ORDER)
     I_STOCK_LEN,
@@ -64,8 +64,6 @@ MAX_DECK = 2 * NUM_CARDS  # two decks (R1.5)
 ) = range(25)
 NUM_INTS = 25
 
-# st[b, I_PEND_CTX]: how the card waiting for its suit call and declaration acts.
-CTX_NORMAL, CTX_STARTER, CTX_COUNT, CTX_FREE = 0, 1, 2, 3
 # st[b, I_DIRTY]: every row of the scaled-score cache is stale.
 DIRTY_ALL = -1
 # st[b, I_FIX]: 1 = the step's rewards are left to Python; 2, 3: errors, never seen in play.

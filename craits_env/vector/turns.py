@@ -15,13 +15,11 @@ import numpy as np
 
 from ..actions import PHASE_CALL_SUIT, PHASE_COUNT, PHASE_DECLARE, PHASE_PLAY
 from ..cards import NUM_RANKS
+from ..game_state import CTX_COUNT, CTX_FREE, CTX_STARTER
 from .card_tables import EIGHT, FIVE, FOUR, JACK, KING, NINE, QUEEN_OF_SPADES, SEVEN, SIX, TEN, TWO
 from .hand_scoring import end_hand
 from .jit import inline, inner
 from .layout import (
-    CTX_COUNT,
-    CTX_FREE,
-    CTX_STARTER,
     I_COUNT,
     I_CURRENT,
     I_DEALER,
