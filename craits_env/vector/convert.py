@@ -24,7 +24,7 @@ from ..actions import (
 )
 from ..cards import CARD_STRS, NUM_CARDS, SUIT_CHARS
 from ..engine import Game
-from ..game_state import PENDING_ROLES
+from ..game_state import CTX_NORMAL, PENDING_ROLES
 from ..scoring import PRESSURE_BASE, pressure_costs
 from . import kernel
 from . import layout as L
@@ -33,6 +33,7 @@ from .state import VectorState
 
 _EXACT = 1 << 53  # card points must stay below this (layout)
 _BITS = np.arange(NUM_CARDS, dtype=np.int64)
+_CARD_INDEX = {name: c for c, name in enumerate(CARD_STRS)}
 
 
 def _strs(cards: Any) -> list[str]:
@@ -189,14 +190,17 @@ def load_game(
     if g.num_players != n or g.rules != state.rules:
         _fail("game", "its players or rules differ from this table's")
     h = g.hand_index
-    if not (determinized and not g._deal) and len(g._deal) != len(state.deck):
+    snap = g.snapshot(resume=True)  # what the Python game says of itself: public
+    resume = snap["resume"]
+    deal = [_CARD_INDEX[c] for c in snap["deal"]]
+    if not (determinized and not deal) and len(deal) != len(state.deck):
         _fail("game", "its deal is unknown (a determinized copy)")
-    if g._script_deals[h + 1 :] or any(g._script_reshuffles[h:]):
+    if resume["scheduled_deals"] or resume["scheduled_reshuffles"]:
         _fail("game", "it has scripted deck orders (deals=, reshuffles=) still to use")
     if generator_state is None:
-        if g._rng is None:
+        generator_state = resume["generator"]
+        if generator_state is None:
             _fail("generator_state", "none given and the game has no generator")
-        generator_state = g._rng.bit_generator.state  # type: ignore[union-attr]
     assert generator_state is not None
     points, k0 = [], []
     for q in range(n):
@@ -206,12 +210,16 @@ def load_game(
             why = f"{g.scores[q]} is not card points plus {PRESSURE_BASE} * (2**{k} - 1)"
             _fail(f"scores[{q}]", why)
         points.append(a)
-        k0.append(_pressures_at_deal(g._hand_penalties[q], k, q))
+        # This hand's penalties: the score beyond the finished hands' points.
+        penalties = g.scores[q] - sum(hand[q] for hand in g.hand_points)
+        k0.append(_pressures_at_deal(penalties, k, q))
     log: list[int] = []
-    for order in g._reshuffles:
-        log += [len(order), *order]
+    for order in snap["reshuffles"]:
+        log += [len(order), *(_CARD_INDEX[c] for c in order)]
     if len(log) > state.cd.shape[1] - L.RLOG:
         _fail("game", "its reshuffles of this hand exceed the reshuffle log")
+    declarers = snap["deal_declarations_left"][::-1]  # a stack, the next to declare last
+    role = snap["pending_role"]
     row = np.zeros(state.st.shape[1], np.int64)
     load_state(row[None], 0, generator_state)  # checks the kind of generator first
     scalars = {
@@ -227,14 +235,15 @@ def load_game(
         L.I_KING_LEFT: g.king_left,
         L.I_EXTRA_PLAY: int(g.extra_play),
         L.I_HAND_DECISIONS: g.hand_decisions,
-        L.I_PEND_CARD: g._pend_card,
-        L.I_PEND_CTX: g._pend_ctx,
+        # The card waiting for its suit call or declaration is the top (read only then).
+        L.I_PEND_CARD: g.discard[-1],
+        L.I_PEND_CTX: CTX_NORMAL if role is None else PENDING_ROLES.index(role),
         L.I_TOP: g.discard[-1],
         L.I_NUM_OUT: len(g.went_out),
         L.I_STOCK_LEN: g.stock_size,
         L.I_DISCARD_LEN: len(g.discard),
-        L.I_NUM_DECLARERS: len(g._deal_declarers),
-        L.I_NUM_RESHUFFLES: len(g._reshuffles),
+        L.I_NUM_DECLARERS: len(declarers),
+        L.I_NUM_RESHUFFLES: len(snap["reshuffles"]),
         L.I_RLOG_LEN: len(log),
         L.I_DIRTY: -1,
         L.I_STEP_HAND: h,
@@ -258,11 +267,11 @@ def load_game(
     row[L.S_OUT_ORDER : L.S_OUT_ORDER + len(g.went_out)] = g.went_out
     row[L.SEEN1] = sum(1 << c for c in set(g.discard))
     row[L.SEEN2] = sum(1 << c for c in set(g.discard) if g.discard.count(c) > 1)
-    row[L.DECLARERS : L.DECLARERS + len(g._deal_declarers)] = g._deal_declarers
+    row[L.DECLARERS : L.DECLARERS + len(declarers)] = declarers
     cards = np.zeros(state.cd.shape[1], np.uint8)
     cards[L.STOCK : L.STOCK + g.stock_size] = g.stock[::-1]  # next card last
     cards[L.DISCARD : L.DISCARD + len(g.discard)] = g.discard
-    cards[L.DEAL : L.DEAL + len(g._deal)] = np.frombuffer(g._deal, np.uint8)
+    cards[L.DEAL : L.DEAL + len(deal)] = deal
     cards[L.RLOG : L.RLOG + len(log)] = log
     state.st[b] = row
     state.cd[b] = cards
