@@ -52,7 +52,7 @@ from .cards import (
 )
 from .copies import GameCopies
 from .deck import as_order, deck_cards, draw_first_dealer, remove_cards
-from .events import Called, Event
+from .events import CALLED_EVENTS, Event
 from .game_state import PENDING_ROLES, HandOver
 from .hands import HandCycle, check_dealable
 from .rules import Rules, check_num_players
@@ -279,7 +279,7 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
                     self._play_in_count(p, action)
             elif phase == PHASE_CALL_SUIT:
                 self.active_suit = suit = action - CALL_BASE  # R3.2
-                events.append(Called(p, suit))
+                events.append(CALLED_EVENTS[p * 4 + suit])
                 self._after_call(p)
             else:
                 self._declared(p, action == DECLARE)

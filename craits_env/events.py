@@ -48,7 +48,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .cards import CARD_STRS, parse_card
+from .cards import CARD_STRS, NUM_CARDS, parse_card
+from .rules import MAX_PLAYERS
 
 Cards = tuple[int, ...]
 
@@ -233,6 +234,19 @@ DRAW_REASONS = (
 )  # fmt: skip
 SKIP_REASONS = ("four", "jack", "queen_of_spades", "one_card_penalty")
 HAND_END_REASONS = ("went_out", "count_ended", "no_cards", "stock_exhausted", "decision_limit")
+
+
+# ----------------------------------------------------------------------------- made once
+
+# The events of the hot path, made once (events are immutable, so they can be shared):
+# PLAYED_EVENTS[seat * NUM_CARDS + card] is Played(seat, card); DREW_ONE[reason] the
+# same table of Drew(seat, 1, (card,), reason); CALLED_EVENTS[seat * 4 + suit] is Called.
+PLAYED_EVENTS = tuple(Played(s, c) for s in range(MAX_PLAYERS) for c in range(NUM_CARDS))
+DREW_ONE = {
+    reason: tuple(Drew(s, 1, (c,), reason) for s in range(MAX_PLAYERS) for c in range(NUM_CARDS))
+    for reason in DRAW_REASONS
+}
+CALLED_EVENTS = tuple(Called(s, suit) for s in range(MAX_PLAYERS) for suit in range(4))
 
 
 # ----------------------------------------------------------------------------- the public form

@@ -11,9 +11,18 @@ from __future__ import annotations
 from bisect import insort
 
 from .actions import PHASE_CALL_SUIT, PHASE_COUNT, PHASE_DECLARE, PHASE_PLAY
-from .cards import QUEEN_OF_SPADES, RANK_OF, SUIT_OF, Rank, check_permutation
+from .cards import NUM_CARDS, QUEEN_OF_SPADES, RANK_OF, SUIT_OF, Rank, check_permutation
 from .deck import shuffled
-from .events import Declared, Drew, Played, Reshuffled, Reversed, Skipped, WentOut
+from .events import (
+    DREW_ONE,
+    PLAYED_EVENTS,
+    Declared,
+    Drew,
+    Reshuffled,
+    Reversed,
+    Skipped,
+    WentOut,
+)
 from .game_state import CTX_COUNT, CTX_FREE, CTX_NORMAL, CTX_STARTER, GameState
 from .scoring import PRESSURE_BASE
 
@@ -38,7 +47,7 @@ class TurnMachine(GameState):
         """Play ``card`` outside the count (R3.4)."""
         self.hands[p].remove(card)
         self.discard.append(card)
-        self._events.append(Played(p, card))
+        self._events.append(PLAYED_EVENTS[p * NUM_CARDS + card])
         self.active_suit = SUIT_OF[card]
         rank = RANK_OF[card]
         self.jack_run = self.jack_run + 1 if rank == _JACK else 0  # R9.1
@@ -58,7 +67,7 @@ class TurnMachine(GameState):
         """Play an ace (+1) or a two (+2) in the count (R5.2, R5.4)."""
         self.hands[p].remove(card)
         self.discard.append(card)
-        self._events.append(Played(p, card))
+        self._events.append(PLAYED_EVENTS[p * NUM_CARDS + card])
         self.active_suit = SUIT_OF[card]
         self.jack_run = 0
         self.count += 1 if RANK_OF[card] == _A else 2
@@ -208,7 +217,7 @@ class TurnMachine(GameState):
             card = stock.pop()
             insort(hand, card)
             self.drawn[p] += 1
-            self._events.append(Drew(p, 1, (card,), reason))
+            self._events.append(DREW_ONE[reason][p * NUM_CARDS + card])
             return
         got: list[int] = []
         for _ in range(k):
