@@ -238,24 +238,35 @@ class Narrator:
             own = ("draw", "count")
         elif action == STAY_SILENT and self._rules.idiot_penalty == "draw_one":
             own = ("silence",)
+        shuffles: dict[int, list[Reshuffled]] = {}
+        draws: dict[int, list[Drew]] = {}
+        went_out: list[int] = []
+        for e in events:
+            if isinstance(e, Drew):
+                if not (e.seat == p and e.reason in own):
+                    draws.setdefault(e.seat, []).append(e)
+            elif isinstance(e, Reshuffled):
+                shuffles.setdefault(e.seat, []).append(e)
+            elif isinstance(e, WentOut):
+                went_out.append(e.seat)
         n = game.num_players
-        order = [(p + k) % n for k in range(n)]
+        order = [(p + k) % n for k in range(n)] if shuffles or draws else []
         for q in order:
-            for e in events:
-                if isinstance(e, Reshuffled) and e.seat == q:
-                    out.append(
-                        f"the stock ran out: {self.who(q)} paid a shuffle pressure of "
-                        f"{pressure_cost(e.pressure)} points"
-                    )
+            for e in shuffles.get(q, ()):
+                out.append(
+                    f"the stock ran out: {self.who(q)} paid a shuffle pressure of "
+                    f"{pressure_cost(e.pressure)} points"
+                )
         for q in order:
-            draws = [e for e in events if isinstance(e, Drew) and e.seat == q
-                     and not (q == p and e.reason in own)]  # fmt: skip
-            paid = any(e.reason == "one_card_penalty" for e in draws)  # R7.1
-            delta = sum(e.number for e in draws if e.reason != "one_card_penalty")
+            mine = draws.get(q)
+            if not mine:
+                continue
+            paid = any(e.reason == "one_card_penalty" for e in mine)  # R7.1
+            delta = sum(e.number for e in mine if e.reason != "one_card_penalty")
             if delta <= 0 and not paid:
                 continue
             who = self.who(q)
-            cards = "" if q == p and own else self._which(q, draws)
+            cards = "" if q == p and own else self._which(q, mine)
             if paid and delta > 0:
                 text = f"{who} drew {_cards(delta)} and paid the one-card penalty"
                 out.append(f"{text}: two more cards, turn lost{cards}")
@@ -263,7 +274,7 @@ class Narrator:
                 out.append(f"{who} paid the one-card penalty: two cards{cards}, turn lost")
             else:
                 out.append(f"{who} drew {_cards(delta)}{cards}")
-        out += [f"{self.who(e.seat)} went out" for e in events if isinstance(e, WentOut)]
+        out += [f"{self.who(q)} went out" for q in went_out]
         return resolved, out
 
     def _card_of(self, card: int, p: int, ctx: str) -> str:
