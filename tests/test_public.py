@@ -105,3 +105,26 @@ def test_renamed_penalty_flags_keep_a_deprecated_alias() -> None:
         assert g.idiot_pending == g.one_card_penalty_pending
     with pytest.warns(DeprecationWarning, match="one_card_penalty_pending"):
         assert view.penalty_pending == view.one_card_penalty_pending
+
+
+def test_the_tracker_learns_the_same_from_events_and_from_the_actions() -> None:
+    """PublicTracker.observe (a decision's events) and observe_action (a game that tells no
+    events: the batched engine's one-game view) infer the same, over random games."""
+    from craits_env.public import PublicTracker
+    from craits_env.testing.random_rules import random_config
+
+    r = random.Random(4)
+    for i in range(150):
+        n, rules = random_config(r)
+        game = Game(n, rules, seed=i)
+        twin = game.clone()
+        by_events, by_actions = PublicTracker(game), PublicTracker(twin)
+        while not game.is_over:
+            legal = game.legal_actions()
+            action = legal[r.randrange(len(legal))]
+            seat = twin.current_player
+            phase, suit, base = twin.phase, twin.active_suit, twin.drawn[seat]
+            by_events.observe(game.apply(action))
+            twin.apply(action)
+            by_actions.observe_action(seat, phase, suit, base, action)
+            assert by_events.state() == by_actions.state()
