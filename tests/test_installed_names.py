@@ -3,7 +3,8 @@
 ``gymnasium.make("craits/Craits-v0", ...)``, ``make_agent`` from ``craits.agents`` or a
 ``craits`` command run from that directory.
 
-The wheel is built once (``pip wheel --no-deps``) and unpacked into a folder that comes first
+The wheel is built once (``pip wheel --no-deps``, from a copy of the files git tracks or
+would track, so that no stale ``build/`` of the checkout leaks in) and unpacked into a folder that comes first
 on ``PYTHONPATH``, so the code under test is the wheel's, not the source checkout's; the
 user's directory is the working directory and the script's directory (``sys.path[0]``). The
 Makefile's ``test-core`` does the same with a fresh venv and ``pip install .``.
@@ -12,6 +13,7 @@ Makefile's ``test-core`` does the same with a fresh venv and ``pip install .``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -38,9 +40,20 @@ print("user", agents.MINE, training.MINE, type(agent).__name__, obs["action_mask
 @pytest.fixture(scope="module")
 def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"  # the tracked and new files only: no stale build/ of the checkout
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        src, dst = ROOT / name, source / name
+        if src.is_symlink() or src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_symlink():
+                dst.symlink_to(os.readlink(src))
+            else:
+                shutil.copy2(src, dst)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(out), str(ROOT)],
+         "-w", str(out), str(source)],
         check=True, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     (whl,) = out.glob("craits-*.whl")
@@ -76,7 +89,13 @@ def test_the_wheel_installs_no_generic_name_but_the_deprecated_aliases(wheel_dir
         assert sorted(p.name for p in (wheel_dir / alias).iterdir()) == ["__init__.py"]
     assert (wheel_dir / "craits" / "agents" / "pimc.py").is_file()
     assert (wheel_dir / "craits" / "training" / "configs" / "ppo_4p.toml").is_file()
+    assert (wheel_dir / "craits" / "agents" / "weights" / "champion.npz").is_file()
     assert not (wheel_dir / "experiments").exists() and not (wheel_dir / "tests").exists()
+    files = [p for p in wheel_dir.rglob("*") if p.is_file()]
+    assert not [p for p in files if p.suffix in (".pt", ".pyc", ".jsonl") or "__pycache__" in
+                p.parts], "training checkpoints, caches or test data in the wheel"  # fmt: skip
+    whl = next(wheel_dir.parent.glob("craits-*.whl"))
+    assert whl.stat().st_size < 2_000_000, f"the wheel is {whl.stat().st_size:,} bytes"
 
 
 @pytest.mark.parametrize("layout", ["modules", "packages"])
