@@ -4,10 +4,11 @@
 ``craits`` command run from that directory.
 
 The wheel is built once (``pip wheel --no-deps``, from a copy of the files git tracks or
-would track, so that no stale ``build/`` of the checkout leaks in) and unpacked into a folder that comes first
-on ``PYTHONPATH``, so the code under test is the wheel's, not the source checkout's; the
-user's directory is the working directory and the script's directory (``sys.path[0]``). The
-Makefile's ``test-core`` does the same with a fresh venv and ``pip install .``.
+would track, so that no stale ``build/`` of the checkout leaks in) and unpacked into a folder
+that comes first on ``PYTHONPATH``, so the code under test is the wheel's, not the source
+checkout's; the user's directory is the working directory and the script's directory
+(``sys.path[0]``). The Makefile's ``test-core`` does the same with a fresh venv and
+``pip install .``.
 """
 
 from __future__ import annotations
