@@ -13,6 +13,7 @@ rest is in extras (``pip install 'craits[train]'``):
 | ``all`` | all of the above | |
 | ``rllib`` | ray[rllib], torch | :mod:`craits_env.integrations.rllib` (a venv of its own) |
 | ``agilerl`` | agilerl, torch | the AgileRL example (a venv of its own) |
+| ``openspiel`` | open_spiel | :mod:`craits_env.integrations.openspiel` (``python_craits``) |
 
 :func:`require` turns a missing module into one line naming the extra to install.
 """
@@ -28,6 +29,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "web": ("fastapi", "uvicorn"),
     "rllib": ("ray.rllib", "torch"),
     "agilerl": ("agilerl", "torch"),
+    "openspiel": ("pyspiel",),
 }
 
 
