@@ -1,4 +1,4 @@
-"""The structure of the code, checked on every run (STYLE.md): no import cycle among the
+"""The structure of the code, checked on every run (docs/architecture.md): no import cycle among the
 modules of one package, no private name used outside the module that defines it, no source
 file over 700 lines. (The layers between the packages: import-linter, ``make lint``.)
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("craits_env", "craits", "experiments")  # craits holds craits.agents, craits.training
 # Source folders (craits/agents and craits/training are links to agents/ and training/).
 SOURCES = ("craits_env", "agents", "training", "craits", "experiments")
-SIZED = ("craits_env", "agents", "training", "craits")  # STYLE.md: none over MAX_LINES here
+SIZED = ("craits_env", "agents", "training", "craits")  # docs/architecture.md: none over MAX_LINES here
 MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).

@@ -23,6 +23,7 @@ from ..rewards import BOUNDED_SCALE, REWARD_MODES, check_reward_mode, hand_rewar
 from ..rules import Rules, check_num_players
 from ..seeding import derive_seed
 from . import convert, encode, kernel, layout
+from .jit import announce_first_use
 from .rng import export_state, load_state, seeded_state
 from .state import VectorState
 
@@ -335,6 +336,7 @@ class VectorGame:
         for b in rows:
             self.state.loaded.pop(int(b), None)
         dealers = np.full(rows.size, first, np.int64)
+        announce_first_use(kernel.reset)
         kernel.reset(*self.state.arrays(), rows, dealers, top)
         if np.any(self.state.st[rows, layout.I_FIX] == layout.ERROR_NO_DECISION):
             raise RuntimeError(

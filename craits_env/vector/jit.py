@@ -3,10 +3,14 @@
 ``entry``: a kernel called from Python. ``inner``: a function called only from compiled
 code — no CPython wrapper is built for it, which saves a good part of the cold compile.
 ``inline``: one called from one place, or tiny: its body is compiled into its caller.
+:func:`announce_first_use` says so, in one line, before the kernels' first use in a process
+(numba compiles them the first time on a machine: about 20 s; they load from its disk cache
+afterwards).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numba
@@ -18,6 +22,21 @@ entry = numba.njit(cache=True)
 inner = numba.njit(**_INNER)
 # A function with one caller (or tiny): compiled into it, no call at run time.
 inline = numba.njit(**_INNER, inline="always")
+
+
+FIRST_USE_MESSAGE = (
+    "craits_env.vector: preparing the compiled kernels (numba: about 20 s the first time on "
+    "this machine, cached on disk afterwards)"
+)
+_announced: list[bool] = []
+
+
+def announce_first_use(kernel: Any) -> None:
+    """Print :data:`FIRST_USE_MESSAGE` on stderr once per process, before the first call of
+    ``kernel`` (a numba dispatcher) when it has not been compiled or loaded yet."""
+    if not _announced and not kernel.signatures:
+        _announced.append(True)
+        print(FIRST_USE_MESSAGE, file=sys.stderr, flush=True)
 
 
 @intrinsic

@@ -14,9 +14,11 @@ A page asks for a generated block with an HTML comment on a line of its own:
 Links from a page to ``../CHANGELOG.md`` (right on GitHub) become links to the changelog page.
 Any other link from a page to ``../PATH``, a file of the repository outside ``docs/`` (the
 committed results under ``experiments/results/``, an example script, a configuration), is right
-on GitHub as it is written and checked to resolve by ``tests/test_docs.py``; on the site it
-becomes a link to that file in the repository (``repo_url`` of ``mkdocs.yml``: ``blob/main/PATH``,
-``raw/main/PATH`` for an image), so strict mode needs no exception for files that are not pages.
+on GitHub as it is written and checked to resolve by ``tests/test_docs.py``. On the site an
+image is copied into the site (``repository/PATH``); any other file becomes a link to it in
+the repository once ``mkdocs.yml`` names one (``repo_url``: ``blob/main/PATH``), and while the
+project has no public address it is the link's text followed by the file's path in code (no
+invented address). So strict mode needs no exception for files that are not pages.
 
 A code block marked ``notest`` (```` ```python notest ````: pytest-markdown-docs does not run it;
 kept for the blocks that need a library of another venv, RLlib's and AgileRL's) is shown as a
@@ -123,18 +125,42 @@ def generate(kind: str, arg: str | None) -> str:
 REPOSITORY_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\.\./([^)\s]+)\)")
 
 
-def repository_links(markdown: str, repo_url: str) -> str:
-    """``](../PATH)`` (a file of the repository outside docs/) as a link to it on ``repo_url``."""
+def repository_links(markdown: str, repo_url: str | None) -> str:
+    """``](../PATH)`` (a file of the repository outside docs/) as a link to it on ``repo_url``,
+    or without one as its text and path."""
 
     def link(m: re.Match[str]) -> str:
         image, text, target = m.group(1), m.group(2), m.group(3)
         path = target.split("#", 1)[0]
         if not (ROOT / path).exists():
             raise ValueError(f"a link to ../{target}: no such file in the repository")
+        if image:  # copied into the site by on_files
+            return f"![{text}]({COPIED}/{path})"
+        if not repo_url:
+            shown = text.strip("`")
+            return f"`{path}`" if shown in (path, path.rsplit("/", 1)[-1]) else f"{text} (`{path}`)"
         kind = "raw" if image else "blob"
         return f"{image}[{text}]({repo_url.rstrip('/')}/{kind}/main/{target})"
 
     return REPOSITORY_LINK.sub(link, markdown)
+
+
+COPIED = "repository"  # where images of the repository outside docs/ go on the site
+
+
+def on_files(files: Any, config: Any, **_: Any) -> Any:
+    """Every image that a page shows from outside docs/ becomes a file of the site."""
+    from mkdocs.structure.files import File
+
+    docs = Path(config["docs_dir"])
+    for page in sorted(docs.rglob("*.md")):
+        for m in REPOSITORY_LINK.finditer(page.read_text()):
+            path = m.group(3).split("#", 1)[0]
+            if m.group(1) and (ROOT / path).is_file():
+                uri = f"{COPIED}/{path}"
+                if files.get_file_from_path(uri) is None:
+                    files.append(File.generated(config, uri, abs_src_path=str(ROOT / path)))
+    return files
 
 
 NOTEST_FENCE = re.compile(r"^(\s*```+\s*python)\s+notest\s*$", re.M)
@@ -144,4 +170,4 @@ def on_page_markdown(markdown: str, config: Any = None, **_: Any) -> str:
     markdown = markdown.replace("](../CHANGELOG.md)", "](changelog.md)")
     markdown = NOTEST_FENCE.sub(r"\1", markdown)
     markdown = MARKER.sub(lambda m: generate(m.group(1), m.group(2)), markdown)
-    return repository_links(markdown, config["repo_url"])
+    return repository_links(markdown, config.get("repo_url"))
