@@ -154,7 +154,7 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
         else:
             self._deck_top = None
         if dealer is None:
-            dealer = draw_first_dealer(self._need_rng("the first dealer"), n, deck)
+            dealer = draw_first_dealer(self._need_rng("first_dealer"), n, deck)
         elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer: got {dealer!r}, allowed a seat from 0 to {n - 1}")
 
@@ -191,6 +191,16 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
     def stock(self) -> list[int]:
         """The stock, next card to be drawn first (a copy)."""
         return self._stock[::-1]
+
+    def restack(self, order: Sequence[int]) -> None:
+        """Put the stock in ``order`` (next card first), a permutation of its cards: for
+        analyses of how much the stock's order decides (``ValueError`` if it is not)."""
+        try:
+            order = [operator.index(c) for c in order]
+        except TypeError:
+            raise ValueError(f"restack: got {order!r:.80}, allowed card indices") from None
+        check_permutation(order, sorted(self._stock), "restack")
+        self._stock[:] = order[::-1]
 
     @property
     def stock_size(self) -> int:

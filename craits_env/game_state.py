@@ -31,6 +31,18 @@ class HandOver(Exception):
     """Raised inside ``Game.apply`` when the hand has been scored; caught there."""
 
 
+class NeedsRandomness(ValueError):
+    """A game without a generator needs a deck order that was not given (R2.3 a deal, R10.1 a
+    reshuffle, R2.1 the first dealer): ``kind`` is ``"deal"``, ``"reshuffle"`` or
+    ``"first_dealer"``, ``hand_index`` the hand, ``index`` the reshuffle's number in the hand
+    (0 for a deal). Give the order with ``Game.schedule_deal`` / ``Game.schedule_reshuffle``
+    on a copy taken before the ``apply`` that raised (that game is left mid-decision)."""
+
+    def __init__(self, what: str, kind: str, hand_index: int, index: int = 0) -> None:
+        super().__init__(f"{what} needs a random generator: give seed or rng, or the deck orders")
+        self.kind, self.hand_index, self.index = kind, hand_index, index
+
+
 class GameState:
     """The slots of a game's state (see the module docstring); ``Game`` is the class to use."""
 
@@ -122,7 +134,7 @@ class GameState:
         def _resolve(self, p: int) -> None: ...
         def _end_hand(self, reason: str) -> NoReturn: ...
         def _apply_starter(self) -> None: ...
-        def _need_rng(self, what: str) -> np.random.Generator: ...
+        def _need_rng(self, kind: str, index: int = 0) -> np.random.Generator: ...
         def legal_actions(self) -> tuple[int, ...]: ...
         def winners(self) -> list[int]: ...
 

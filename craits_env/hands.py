@@ -17,7 +17,7 @@ from .actions import NO_PLAYER, PHASE_CALL_SUIT, PHASE_DECLARE, PHASE_GAME_OVER
 from .cards import RANK_OF, SUIT_OF, Rank
 from .deck import deck_cards, remove_cards, shuffled
 from .events import Dealt, GameOver, HandScored
-from .game_state import CTX_STARTER, GameState, HandOver
+from .game_state import CTX_STARTER, GameState, HandOver, NeedsRandomness
 from .rules import Rules
 from .scoring import GOING_OUT_BONUS, score_ranks
 
@@ -68,7 +68,7 @@ class HandCycle(GameState):
         if idx < len(self._script_deals):
             order = self._script_deals[idx]
         else:
-            rng = self._need_rng(f"the deal of hand {idx}")
+            rng = self._need_rng("deal")
             if idx == 0 and self._deck_top is not None:
                 top = self._deck_top
                 rest = remove_cards(deck, top)
@@ -158,14 +158,52 @@ class HandCycle(GameState):
 
     # ------------------------------------------------------------------ randomness
 
-    def _need_rng(self, what: str) -> np.random.Generator:
+    def schedule_deal(self, hand_index: int, order: bytes | list[int]) -> None:
+        """Deal hand ``hand_index`` (not dealt yet) from the deck order ``order`` (first dealt
+        first) instead of drawing it from the generator."""
+        if hand_index < 0:
+            raise ValueError(f"schedule_deal: got hand {hand_index}, allowed a hand index >= 0")
+        deals = self._script_deals[:hand_index]
+        deals += [b""] * (hand_index - len(deals))
+        self._script_deals = [*deals, bytes(order), *self._script_deals[hand_index + 1 :]]
+
+    def schedule_reshuffle(self, hand_index: int, index: int, order: bytes | list[int]) -> None:
+        """Refill the stock of reshuffle ``index`` of hand ``hand_index`` (R10.1) in the order
+        ``order`` (next card first) instead of drawing it from the generator."""
+        if hand_index < 0 or index < 0:
+            raise ValueError(f"schedule_reshuffle: got hand {hand_index}, reshuffle {index}, "
+                             "allowed indices >= 0")  # fmt: skip
+        rows = [list(r) for r in self._script_reshuffles]
+        rows += [[] for _ in range(hand_index + 1 - len(rows))]
+        row = rows[hand_index][:index]
+        row += [b""] * (index - len(row))
+        rows[hand_index] = [*row, bytes(order), *rows[hand_index][index + 1 :]]
+        self._script_reshuffles = rows
+
+    def forget_randomness(self) -> None:
+        """Drop the generator and every order scheduled after the current position: each
+        deal or reshuffle still to come then raises :class:`NeedsRandomness` until scheduled
+        (OpenSpiel's chance nodes)."""
+        self._rng = self._rng_state = None
+        h = self.hand_index
+        self._script_deals = self._script_deals[: h + 1] + [b""] * (h + 1 - len(self._script_deals))
+        done = len(self._reshuffles)
+        rows = [list(r) for r in self._script_reshuffles[:h]]
+        rows += [[] for _ in range(h - len(rows))]
+        self._script_reshuffles = [*rows, list(self._reshuffles[:done])]
+
+    def _need_rng(self, kind: str, index: int = 0) -> np.random.Generator:
         rng = self._rng
         if rng is None:
             state = self._rng_state
             if state is None:
-                raise ValueError(
-                    f"{what} needs a random generator: give seed or rng, or the deck orders"
-                )
+                h = 0 if kind == "first_dealer" else self.hand_index
+                what = {
+                    "deal": f"the deal of hand {h}",
+                    "reshuffle": f"reshuffle {index} of hand {h}",
+                    "first_dealer": "the first dealer",
+                }[kind]
+                raise NeedsRandomness(what, kind, h, index)
             bit_generator_cls, bit_state = state
             bit_generator = bit_generator_cls(0)
             bit_generator.state = bit_state

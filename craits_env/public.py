@@ -12,6 +12,7 @@ agent written against the observation dict works on it unchanged.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -95,6 +96,23 @@ class PublicTracker:
         self.__dict__.update(state)
         if "_called" not in state:
             self._called = [None] * self.num_players
+
+    def bind(self, game: Game) -> None:
+        """Follow ``game`` from now on (a copy of the game this tracker followed, in the same
+        position: its inferences stay)."""
+        self._game = game
+
+    def copy_for(self, game: Game) -> PublicTracker:
+        """An independent copy of this tracker that follows ``game`` (a game in the same public
+        position, e.g. a determinized copy of the one followed)."""
+        other = copy.copy(self)
+        other._game = game
+        other._void_base = [b[:] for b in self._void_base]
+        other._no_wild_base = self._no_wild_base[:]
+        other._no_count_base = self._no_count_base[:]
+        other._called = self._called[:]
+        other.played = [p[:] for p in self.played]
+        return other
 
     def _new_hand(self) -> None:
         n = self.num_players

@@ -253,7 +253,7 @@ class TurnMachine(GameState):
             order = self._script_reshuffles[h][i]
             check_permutation(order, sorted(cards), f"reshuffles[{h}][{i}]")
         else:
-            rng = self._need_rng(f"reshuffle {i} of hand {h}")
+            rng = self._need_rng("reshuffle", i)
             order = shuffled(cards, rng)
         self._reshuffles.append(order)
         self._events.append(Reshuffled(p, k, cost, tuple(sorted(order)), tuple(order)))

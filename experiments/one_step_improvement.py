@@ -187,8 +187,10 @@ def stock_spread(config: Collect, every: int = 10, shuffles: int = 8) -> dict[st
             table = []
             for j in range(shuffles + 1):
                 copy = copy_public(public, seed)
-                if j:
-                    np.random.default_rng([seed, j]).shuffle(copy.game._stock)
+                if j:  # the same permutation of the stock as before restack existed
+                    drawn_last_first = copy.game.stock[::-1]
+                    np.random.default_rng([seed, j]).shuffle(drawn_last_first)
+                    copy.game.restack(drawn_last_first[::-1])
                 values = action_values(copy, agents, seed)
                 table.append([values[a] for a in legal])
             adv = np.array(table)

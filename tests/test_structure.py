@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("craits_env", "craits", "experiments")  # craits holds craits.agents, craits.training
 # Source folders (craits/agents and craits/training are links to agents/ and training/).
 SOURCES = ("craits_env", "agents", "training", "craits", "experiments")
-SIZED = ("craits_env", "agents", "training", "craits")  # docs/architecture.md: none over MAX_LINES here
+SIZED = ("craits_env", "agents", "training", "craits")  # none over MAX_LINES here
 MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).

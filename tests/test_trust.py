@@ -73,7 +73,7 @@ def test_a_checkpoint_is_identified_by_its_weights_not_its_path(tmp_path: Path) 
     # Overwritten in place (same size, maybe the same time stamp): read again, a new agent.
     shutil.copy(b, a)
     assert agent_identity(f"ppo:{a}") == ids[b]
-    assert agent_identity("expert") == "expert@1" and agent_identity("pimc:8") == "pimc:8@1"
+    assert agent_identity("expert") == "expert@1" and agent_identity("pimc:8") == "pimc:8@2"
 
 
 def test_ppo_accepts_a_run_directory(tmp_path: Path) -> None:

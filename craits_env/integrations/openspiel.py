@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +57,7 @@ from ..consistent_deals import deal_consistent, seat_bounds  # noqa: E402
 from ..deck import deck_cards  # noqa: E402
 from ..engine import Game  # noqa: E402
 from ..events import event_from_dict  # noqa: E402
+from ..game_state import NeedsRandomness  # noqa: E402
 from ..observation import ObservationEncoder  # noqa: E402
 from ..public import PublicGame, PublicTracker  # noqa: E402
 from ..rewards import win_shares  # noqa: E402
@@ -185,7 +185,7 @@ def _copy_core(core: tuple[Any, ...]) -> tuple[Any, ...]:
     if engine is None:
         return core[0], None, log[:]
     copy = engine.clone()
-    return copy, None if tracker is None else _tracker_copy(tracker, copy), log[:]
+    return copy, None if tracker is None else tracker.copy_for(copy), log[:]
 
 
 class CraitsState(pyspiel.State):
@@ -275,7 +275,7 @@ class CraitsState(pyspiel.State):
                 for need, order in orders:
                     _install(engine, need, order)
                 events = engine.apply(self._pending)  # type: ignore[arg-type]
-        except ValueError as e:
+        except NeedsRandomness as e:
             self._need_from(e, orders)
             return
         self._installed = []
@@ -284,14 +284,13 @@ class CraitsState(pyspiel.State):
             self._tracker = PublicTracker(engine)
         else:
             assert self._tracker is not None
-            self._tracker._game = engine
+            self._tracker.bind(engine)
             self._tracker.observe(events)
             self._log.extend(events)
         self.engine, self._pending = engine, None
 
-    def _need_from(self, error: ValueError, orders: list[tuple[Any, bytes]]) -> None:
-        match = _NEED.match(str(error))
-        if match is None:
+    def _need_from(self, error: NeedsRandomness, orders: list[tuple[Any, bytes]]) -> None:
+        if error.kind == "first_dealer":
             raise error
         self._installed = [*self._installed, *orders]
         if self.engine is not None:
@@ -299,8 +298,8 @@ class CraitsState(pyspiel.State):
                 _install(self.engine, need, order)
             self._installed = []
         deck = deck_cards(self.rules.decks_for(self.players), self.rules.remove_kings_queens)
-        if match["deal"] is not None:
-            self._ask(("deal", int(match["deal"])), deck)
+        if error.kind == "deal":
+            self._ask(("deal", error.hand_index), deck)
             return
         assert self.engine is not None
         probe = self.engine.clone()
@@ -310,7 +309,7 @@ class CraitsState(pyspiel.State):
         for cards in (*probe.hands, probe.discard, probe.stock):
             for c in cards:
                 rest.remove(c)
-        self._ask(("reshuffle", int(match["hand"]), int(match["index"])), rest)
+        self._ask(("reshuffle", error.hand_index, error.index), rest)
 
     # -- the OpenSpiel API ------------------------------------------------------------
 
@@ -386,15 +385,13 @@ class CraitsState(pyspiel.State):
             bounds = {s: b for s in others if (b := seat_bounds(self._tracker, s)) is not None}
             hands, stock = deal_consistent(unseen, start, bounds, rng)
         world = g.determinized(player_id, hands, stock, rng, unseen)
-        world._rng = world._rng_state = None  # chance nodes again from here
-        world._script_deals = [b""] * (world.hand_index + 1)
-        world._script_reshuffles = [[] for _ in range(world.hand_index + 1)]
+        world.forget_randomness()  # chance nodes again from here
         other = CraitsState(self.get_game())
         other.engine, other._need, other._dealer = world, None, g.first_dealer
         other._log = seat_view(self._log, player_id) + [
             Resampled(s, tuple(world.hands[s])) for s in others
         ]
-        other._tracker = _tracker_copy(self._tracker, world)
+        other._tracker = self._tracker.copy_for(world)
         return other
 
     # -- views -------------------------------------------------------------------------
@@ -408,26 +405,13 @@ class CraitsState(pyspiel.State):
         return seat_view(self._log, seat)
 
 
-_NEED = re.compile(
-    r"(?:the deal of hand (?P<deal>\d+)|reshuffle (?P<index>\d+) of hand (?P<hand>\d+))"
-    r" needs a random generator"
-)
-
-
 def _install(engine: Game, need: tuple[Any, ...], order: bytes) -> None:
-    """Schedule ``order`` for the deal or reshuffle ``need`` (new lists: clones share them)."""
+    """Schedule ``order`` for the deal or reshuffle ``need`` (``("deal", hand)`` or
+    ``("reshuffle", hand, index)``)."""
     if need[0] == "deal":
-        k = need[1]
-        deals = engine._script_deals[:k] + [b""] * (k - len(engine._script_deals))
-        engine._script_deals = [*deals, order]
-        return
-    _, h, i = need
-    hands = [list(r) for r in engine._script_reshuffles] + [
-        [] for _ in range(h + 1 - len(engine._script_reshuffles))
-    ]
-    row = hands[h][:i] + [b""] * (i - len(hands[h]))
-    hands[h] = [*row, order]
-    engine._script_reshuffles = hands
+        engine.schedule_deal(need[1], order)
+    else:
+        engine.schedule_reshuffle(need[1], need[2], order)
 
 
 class InfoStateObserver:
@@ -480,18 +464,6 @@ def _named_views(tensor: np.ndarray, shapes: dict[str, tuple[int, ...]]) -> dict
         views[name] = tensor[start : start + size].reshape(shape)
         start += size
     return views
-
-
-def _tracker_copy(tracker: PublicTracker, game: Game) -> PublicTracker:
-    copy = PublicTracker.__new__(PublicTracker)
-    copy.__dict__.update(tracker.__dict__)
-    copy._game = game
-    copy._void_base = [b[:] for b in tracker._void_base]
-    copy._no_wild_base = tracker._no_wild_base[:]
-    copy._no_count_base = tracker._no_count_base[:]
-    copy._called = tracker._called[:]
-    copy.played = [p[:] for p in tracker.played]
-    return copy
 
 
 def _seed_from(sampler: Any) -> int:
