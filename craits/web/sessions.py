@@ -33,6 +33,7 @@ from craits.agents.arena import IllegalAction
 from craits.agents.specs import known_specs
 from craits_env import options
 from craits_env.actions import action_str, parse_action
+from craits_env.options import is_int
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 from ..table import HumanTable, SeatError
@@ -77,10 +78,6 @@ class NewGame:
     @property
     def num_players(self) -> int:
         return len(self.opponents) + 1
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 PATH_SPECS = ("ppo",)  # specs of the table whose argument names a file: never from a client
@@ -168,13 +165,13 @@ def parse_new_game(body: object, extra_specs: Collection[str] = ()) -> NewGame:
     specs = tuple(check_spec(s, extra_specs) for s in opponents)
     n = len(specs) + 1
     players = body.get("players", n)
-    if players != n or not _is_int(players):
+    if players != n or not is_int(players):
         raise bad_request(f"players: got {players!r}, but {len(specs)} opponents make {n} players")
     seat = body.get("seat", 0)
-    if not _is_int(seat) or not 0 <= seat < n:
+    if not is_int(seat) or not 0 <= seat < n:
         raise bad_request(f"seat: got {seat!r}, allowed 0 to {n - 1} for {n} players")
     seed = body.get("seed")
-    if seed is not None and (not _is_int(seed) or seed < 0):
+    if seed is not None and (not is_int(seed) or seed < 0):
         raise bad_request(f"seed: got {seed!r}, allowed an int >= 0 or null (a fresh seed)")
     return NewGame(specs, seat, seed, parse_rules(body.get("rules")))
 
