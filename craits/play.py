@@ -36,7 +36,6 @@ appended to a record file (:mod:`craits_env.records`).
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -56,6 +55,7 @@ from craits_env.cards import RANK_CHARS, RANK_OF, SUIT_CHARS, SUIT_SYMBOLS, pars
 from craits_env.engine import Game
 from craits_env.records import append_record
 from craits_env.rules import Rules
+from craits_env.seeding import fresh_seed
 
 from .narrate import SUIT_NAMES, CardText
 from .table import HumanTable
@@ -258,7 +258,8 @@ class PlaySession:
         interactive: bool | None = None,
         errors: TextIO | None = None,
     ) -> None:
-        self.seed = secrets.randbelow(2**31) if seed is None else seed
+        self.seed_chosen = seed is not None
+        self.seed = fresh_seed() if seed is None else seed  # shown once the game ends
         self.term = terminal
         self.interactive = terminal.interactive if interactive is None else interactive
         self._errors = errors
@@ -284,9 +285,10 @@ class PlaySession:
         """Play to the end; the exit status (see the module docstring)."""
         term, game = self.term, self.game
         rules = game.rules
+        seed = f"seed {self.seed}" if self.seed_chosen else "a fresh seed (shown at the end)"
         term.say(
-            f"Craits — {game.num_players} players, {len(rules.hand_sizes)} hands, seed "
-            f"{self.seed}; you are player_{self.seat}. Lowest total wins. Type help for moves.",
+            f"Craits — {game.num_players} players, {len(rules.hand_sizes)} hands, {seed}; "
+            f"you are player_{self.seat}. Lowest total wins. Type help for moves.",
             style="bold",
         )
         term.say(*(f"  {label}" for label in self.labels))
@@ -295,6 +297,8 @@ class PlaySession:
             told = self._tell(self.table.start())
             status = self._loop() if told == _GO_ON else self._stop(told)
         finally:
+            if not self.seed_chosen:
+                term.say(f"The seed was {self.seed} (--seed {self.seed} deals this game again).")
             self._save()
         return status
 

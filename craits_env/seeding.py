@@ -9,14 +9,25 @@ True
 >>> 0 <= derive_seed(7, 3) < 2**63
 True
 
-Random draws of seeds from a running generator use :data:`SEED_BOUND`.
+Random draws of seeds from a running generator use :data:`SEED_BOUND`. A seed drawn when a
+user gave none (:func:`fresh_seed`: ``craits play``, ``craits serve``) has
+:data:`FRESH_SEED_BITS` bits from the operating system, so that nobody can find it from what
+they see of a game (a 31-bit seed is found from one's own first hand in minutes).
 """
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 SEED_BOUND = 2**63  # seeds drawn from a generator: rng.integers(SEED_BOUND)
+FRESH_SEED_BITS = 128
+
+
+def fresh_seed() -> int:
+    """A new seed of :data:`FRESH_SEED_BITS` bits from the operating system's randomness."""
+    return secrets.randbits(FRESH_SEED_BITS)
 
 
 def derive_seed(*entropy: int) -> int:

@@ -35,6 +35,7 @@ from craits_env import options
 from craits_env.actions import action_str, parse_action
 from craits_env.options import is_int
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from craits_env.seeding import fresh_seed
 
 from ..table import HumanTable, SeatError
 
@@ -44,7 +45,6 @@ IDLE_SECONDS = 2 * 3600
 """A game nobody has looked at for this long may be dropped to make room for a new one."""
 TOKEN_BYTES = 24  # secrets.token_urlsafe: 32 characters, 192 bits
 GAME_ID_BYTES = 12  # 16 characters
-SEED_LIMIT = 2**31  # a fresh seed, as craits play draws it
 SCORING_HEAD = "Hand "  # in a part that closes a hand, its summary starts "Hand 3 is over"
 SOURCE = "craits serve"
 RULE_NAMES = tuple(options.field_types(Rules))
@@ -244,7 +244,7 @@ class GameSession:
         self.game_id = game_id
         self.token = token
         self.seat = request.seat
-        self.seed = secrets.randbelow(SEED_LIMIT) if request.seed is None else request.seed
+        self.seed = fresh_seed() if request.seed is None else request.seed
         self.seed_chosen = request.seed is not None
         try:
             self.table = HumanTable(request.opponents, seat=request.seat, seed=self.seed,

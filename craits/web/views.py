@@ -4,7 +4,7 @@ Everything comes from the person's :class:`~craits_env.public.SeatView` (R11): t
 seat's own hand and legal actions, and the public table — the top card, the active suit,
 the count, the direction, each player's number of cards, score and penalties, whose turn
 it is. No other hand, no card of the stock, no generator state: the seed the server drew
-is shown only once the game is over (it determines every deal).
+is shown only once the game is over or resigned (it determines every deal).
 
 =========================  ==============================================================
 key                        value
@@ -36,7 +36,9 @@ key                        value
 ``standings``              the standings in words, once the game is over or resigned
 ``resigned``, ``failed``   you resigned; why a bot stopped the game (or ``null``)
 ``rules``                  every rule option (``Rules.to_dict()``)
-``seed``                   the seed, if you chose it or once the game is over
+``seed``                   the seed, if you chose it or once the game is over or resigned (a
+                           fresh seed has 128 bits: ``seed_text`` is the same as a decimal
+                           string, for JavaScript, whose numbers hold 53 bits)
 ``saved``                  the saved record, once saved: ``{"file", "name"}``
 =========================  ==============================================================
 """
@@ -111,6 +113,7 @@ def seat_view(session: GameSession, since: int | None = None) -> dict[str, Any]:
         "resigned": session.resigned,
         "failed": session.failed,
         "rules": view.rules.to_dict(),
-        "seed": session.seed if over or session.seed_chosen else None,
+        "seed": session.seed if finished or session.seed_chosen else None,
+        "seed_text": str(session.seed) if finished or session.seed_chosen else None,
         "saved": session.saved,
     }

@@ -97,7 +97,7 @@ function render(v) {
   if (!end.hidden) {
     document.getElementById("end-title").textContent = v.game_over ? "The game is over" : "You resigned";
     document.getElementById("standings").textContent = plainText((v.standings || []).join("\n") +
-      (v.seed !== null ? `\n\nseed ${v.seed}` : ""));
+      (v.seed_text !== null ? `\n\nseed ${v.seed_text}` : ""));
     showSaved(v.saved);
   }
 }
