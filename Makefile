@@ -19,7 +19,7 @@ AGILERL_VENV := .venv-agilerl
 # (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-core test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
+.PHONY: run demo test test-core test-wheel test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
 
 # make test: everything (the dev extra: train, color, ray and the test tools).
 $(STAMP): pyproject.toml
@@ -64,7 +64,7 @@ test: $(STAMP) test-core browser
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy craits_env craits
 	$(PY) -m pytest
-	$(MAKE) --no-print-directory docs test-snippets
+	$(MAKE) --no-print-directory docs test-snippets test-wheel
 	$(MAKE) --no-print-directory test-rllib test-agilerl
 
 # The core package alone (numpy, gymnasium, pettingzoo, numba): a fresh venv, no extra, outside the
@@ -86,6 +86,24 @@ test-core:
 	cd $(USER_DIR) && { ../bin/craits train > train.txt 2>&1; test $$? -eq 2; } && \
 	    grep -q "pip install 'craits\[train\]'" train.txt
 	rm -rf $(CORE_VENV) build
+
+# The wheel is the product: build the sdist and the wheel, check them (twine, strict), install
+# the wheel into a fresh venv outside the source tree (torch first), and run a new user's first
+# hour (tests/wheel/first_hour.py: version, demo, play with piped moves, replay, a tournament
+# with champion and champion-search, a quick train, serve's pages) from an empty directory and
+# from one holding the user's own agents.py and training/.
+WHEEL_VENV := .venv-wheel
+test-wheel: $(STAMP)
+	rm -rf dist $(WHEEL_VENV) && $(PY) -m build --outdir dist . > /dev/null
+	$(VENV)/bin/twine check --strict dist/*
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install --quiet "$(TORCH_SPEC)"
+	$(WHEEL_VENV)/bin/pip install --quiet "$$(ls dist/craits-*.whl)[train,web]"
+	mkdir -p $(WHEEL_VENV)/empty $(WHEEL_VENV)/user/training
+	echo "MINE = 1" > $(WHEEL_VENV)/user/agents.py && echo "MINE = 1" > $(WHEEL_VENV)/user/training/__init__.py
+	cd $(WHEEL_VENV)/empty && ../bin/python ../../tests/wheel/first_hour.py ../bin
+	cd $(WHEEL_VENV)/user && ../bin/python ../../tests/wheel/first_hour.py ../bin
+	rm -rf $(WHEEL_VENV) dist
 
 # RLlib and AgileRL pin what the main .venv cannot hold (ray[rllib] 2.60: gymnasium==1.2.2;
 # agilerl 2.58: tensordict==0.13, refused by TorchRL 0.14), so each gets its own venv (torch
@@ -142,4 +160,4 @@ bench-peers: $(STAMP)
 	$(PY) experiments/bench_compare.py vector --seconds 10 --rounds 3
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis site
+	rm -rf $(VENV) $(CORE_VENV) $(WHEEL_VENV) dist $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis site

@@ -168,8 +168,8 @@ class HandCycle(GameState):
         self._script_deals = [*deals, bytes(order), *self._script_deals[hand_index + 1 :]]
 
     def schedule_reshuffle(self, hand_index: int, index: int, order: bytes | list[int]) -> None:
-        """Refill the stock of reshuffle ``index`` of hand ``hand_index`` (R10.1) in the order
-        ``order`` (next card first) instead of drawing it from the generator."""
+        """Refill the stock of reshuffle ``index`` of hand ``hand_index`` in the order ``order``
+        (next card first) instead of drawing it from the generator."""
         if hand_index < 0 or index < 0:
             raise ValueError(f"schedule_reshuffle: got hand {hand_index}, reshuffle {index}, "
                              "allowed indices >= 0")  # fmt: skip
