@@ -19,8 +19,8 @@ def mlp_policy(
     hidden: Sequence[Layer], policy: Layer, activation: str
 ) -> Callable[[np.ndarray], np.ndarray]:
     """``input (n,) -> logits`` through the ``hidden`` layers (each followed by
-    ``activation``) and the ``policy`` head: the arithmetic of
-    :meth:`craits.agents.network.PolicyNet.numpy_policy`."""
+    ``activation``) and the ``policy`` head (:meth:`craits.agents.network.PolicyNet.numpy_policy`
+    plays through it too)."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation: got {activation!r}, allowed {list(ACTIVATIONS)}")
     layers = list(hidden)

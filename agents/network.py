@@ -24,6 +24,8 @@ from torch import nn
 
 from craits_env.actions import NUM_ACTIONS
 
+from .mlp_numpy import mlp_policy
+
 Activation = Literal["tanh", "relu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}  # by Activation
 # Spec keys of network parts removed in 0.3.0 (a critic trunk of its own; oracle guiding's
@@ -113,18 +115,9 @@ class PolicyNet(nn.Module):
         """
         layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
                   for m in self.trunk if isinstance(m, nn.Linear)]  # fmt: skip
-        head_w = self.policy.weight.detach().cpu().numpy().copy()
-        head_b = self.policy.bias.detach().cpu().numpy().copy()
-        relu = self.activation == "relu"
-
-        def logits(obs: np.ndarray) -> np.ndarray:
-            x = obs
-            for w, b in layers:
-                x = w @ x + b
-                x = np.maximum(x, 0, out=x) if relu else np.tanh(x, out=x)
-            return head_w @ x + head_b
-
-        return logits
+        head = (self.policy.weight.detach().cpu().numpy().copy(),
+                self.policy.bias.detach().cpu().numpy().copy())  # fmt: skip
+        return mlp_policy(layers, head, self.activation)
 
     def spec(self) -> dict[str, Any]:
         """The architecture, JSON-serialisable (stored in checkpoints; ``hands_out`` only
