@@ -20,7 +20,8 @@ estimate is one update old.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -149,6 +150,21 @@ class TransitionBuffer:
         """End the streams whose latest transitions are ``latest`` (indices >= 0): done."""
         self.dones[latest] = True
         self.open -= len(latest)
+
+    def fill(
+        self, batch_size: int, tick: Callable[[], None], stats: RolloutStats
+    ) -> tuple[Segment, np.ndarray]:
+        """Call ``tick`` (one step of every game) until ``batch_size`` transitions are
+        complete, then :meth:`take` them; ``stats.seconds["env"]`` gets the time not spent
+        encoding or in forward passes. Both rollouts (Python and batched) collect this way."""
+        start = time.perf_counter()
+        while self.complete < batch_size:
+            tick()
+        seconds = stats.seconds
+        seconds["env"] = time.perf_counter() - start - seconds["encode"] - seconds["forward"]
+        segment, new_index = self.take()
+        stats.transitions = int((~segment.open).sum())
+        return segment, new_index
 
     def take(self) -> tuple[Segment, np.ndarray]:
         """Every transition stored, as a :class:`Segment`; the open ones are carried to the

@@ -227,15 +227,11 @@ class SelfPlayRollout:
         """Step the games until ``batch_size`` transitions are complete; the segment and the
         stats (``env`` seconds: the time not spent encoding or in forward passes)."""
         self.stats = stats = RolloutStats()
-        start = time.perf_counter()
-        while self.buffer.complete < batch_size:
-            self._tick(policy, generator)
-        seconds = stats.seconds
-        seconds["env"] = time.perf_counter() - start - seconds["encode"] - seconds["forward"]
-        segment, new_index = self.buffer.take()
+        segment, new_index = self.buffer.fill(
+            batch_size, lambda: self._tick(policy, generator), stats
+        )
         for slot in self.slots:
             slot.last = [int(new_index[i]) if i >= 0 else -1 for i in slot.last]
-        stats.transitions = int((~segment.open).sum())
         return segment, stats
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:

@@ -122,15 +122,11 @@ class VectorSelfPlayRollout:
         gathering of each group's rows) and the bookkeeping; ``forward`` the networks.
         """
         self.stats = stats = RolloutStats()
-        start = time.perf_counter()
-        while self.buffer.complete < batch_size:
-            self._tick(policy, generator)
-        seconds = stats.seconds
-        seconds["env"] = time.perf_counter() - start - seconds["encode"] - seconds["forward"]
-        segment, new_index = self.buffer.take()
+        segment, new_index = self.buffer.fill(
+            batch_size, lambda: self._tick(policy, generator), stats
+        )
         last = self.last
         self.last = np.where(last >= 0, new_index[np.maximum(last, 0)], -1)
-        stats.transitions = int((~segment.open).sum())
         return segment, stats
 
     def _tick(self, policy: PolicyNet, generator: torch.Generator) -> None:
