@@ -360,9 +360,11 @@ def test_piped_input_stops_after_too_many_invalid_moves_in_a_row() -> None:
 
 def test_end_of_input_and_quit(tmp_path: Path) -> None:
     status, out, _, path = play_scripted(tmp_path, stop_after=6)
-    assert status == 1 and "End of input: the game stops unfinished in hand 1." in out
+    stopped = re.search(r"End of input: the game stops unfinished in hand (\d+)\.", out)
+    assert status == 1 and stopped is not None
     ((_, record),) = read_records(path)  # the unfinished game is recorded and replays
     assert not record["finished"]
+    assert int(stopped[1]) == replay(record).hand_index + 1
     human = ScriptedHuman()
     human.readline = lambda size=-1: "quit\n"  # type: ignore[method-assign]
     session = PlaySession(["random"], Terminal(io.StringIO(), human), seed=1)

@@ -156,7 +156,7 @@ def test_no_response_shows_another_seats_cards_or_the_stock(
     for chosen in (True, False):
         body = {"opponents": opponents, "seat": seat, "rules": rules}
         game_id, token = new_game(c, **body, **({"seed": seed} if chosen else {}))
-        session = c.app.state.store.get(game_id, token)
+        session = c.app.state.store.held(game_id)
         check = LeakCheck(session, chosen)
         final = play_out(c, game_id, token, random.Random(seed), check)
         assert final["game_over"] and check.responses >= MIN_RESPONSES
@@ -169,7 +169,7 @@ def test_the_check_catches_a_leak(tmp_path: Path) -> None:
     above (naming the cards every seat draws)."""
     c = client(tmp_path)
     game_id, token = new_game(c, opponents=["random", "random"], seed=1, rules={"hand_sizes": [5]})
-    session = c.app.state.store.get(game_id, token)
+    session = c.app.state.store.held(game_id)
     view = c.get(f"/api/games/{game_id}", params={"token": token, "since": 0}).json()
     other = CARD_STRS[session.game.hands[(session.seat + 1) % 3][0]]
     LeakCheck(session, True)(view)

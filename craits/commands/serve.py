@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import ipaddress
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,11 @@ DEFAULT_GAMES = Path("craits-games")
 DEFAULT_CLIENT_RATE = 100.0
 DEFAULT_CLIENT_GAMES = 30
 DEFAULT_CLIENT_CONNECTIONS = 64
+DEFAULT_CLIENT_HELD = 20
+DEFAULT_CLIENT_THINK = 120.0
+DEFAULT_MOVE_SECONDS = 120.0
+DEFAULT_KEEP_DAYS = 7.0
+STORE_FILE = "live-games.sqlite3"
 
 
 def add_parser(sub: Any) -> None:
@@ -38,8 +44,10 @@ def add_parser(sub: Any) -> None:
         "/api/games/ID?token=T, POST /api/games/ID/actions (docs/interface.md, Web API).",
         epilog="Binds to 127.0.0.1 (this machine only) unless --host says otherwise; --host "
         "0.0.0.0 lets anyone who can reach this machine play. Ctrl-C stops the server; saved "
-        "games stay in --games. Exit status: 0 stopped; 1 the address cannot be used; 2 bad "
-        "arguments or the web extra missing (pip install 'craits[web]').",
+        "games stay in --games, and the games in play in the store (--store): a restarted "
+        "server goes on with them, each from its last move, with the same token. Exit "
+        "status: 0 stopped; 1 the address or the store cannot be used; 2 bad arguments or "
+        "the web extra missing (pip install 'craits[web]').",
     )
     serve.add_argument("--host", default=DEFAULT_HOST,
                        help=f"address to listen on (default {DEFAULT_HOST}: this machine "
@@ -56,12 +64,28 @@ def add_parser(sub: Any) -> None:
     serve.add_argument("--games", type=Path, default=DEFAULT_GAMES, metavar="DIR",
                        help=f"where saved games are written, one record file each, and "
                        f"listed from after a restart (default ./{DEFAULT_GAMES})")  # fmt: skip
+    serve.add_argument("--store", type=Path, default=None, metavar="FILE",
+                       help="the SQLite file that holds the games in play, every move "
+                       f"written before it is shown (default: {STORE_FILE} in --games)",
+                       )  # fmt: skip
     serve.add_argument("--max-games", type=a.positive_int, default=None, metavar="N",
-                       help="live games held in memory at once; a new game beyond them is "
-                       "refused (503) unless an idle one can be dropped (default 500)")  # fmt: skip
+                       help="games in play at once over all clients (a game that has not "
+                       "moved for --idle-minutes no longer counts); a new one beyond them is "
+                       "refused (503), no game is dropped for it; also the games held in "
+                       "memory, the rest waiting in the store (default 500)")  # fmt: skip
     serve.add_argument("--idle-minutes", type=a.positive_float, default=None, metavar="M",
-                       help="a game untouched this long may be dropped to make room "
-                       "(default 120)")  # fmt: skip
+                       help="a game that has not moved this long stops counting against "
+                       "--max-games and --client-held (default 120)")  # fmt: skip
+    serve.add_argument("--keep-days", type=a.positive_float, default=DEFAULT_KEEP_DAYS,
+                       metavar="D", help="a game that has not moved this long leaves the "
+                       f"store (default {DEFAULT_KEEP_DAYS:g}; saved records stay)")  # fmt: skip
+    serve.add_argument("--bot-workers", type=count, default=None, metavar="N",
+                       help="processes the bots think in, at a lower priority than the "
+                       "server (default: one per core; 0: a thread of the server)")  # fmt: skip
+    serve.add_argument("--move-seconds", type=a.positive_float, default=DEFAULT_MOVE_SECONDS,
+                       metavar="S", help="seconds one bot move may take in its process; "
+                       "beyond, the game stops with a one-line reason (default "
+                       f"{DEFAULT_MOVE_SECONDS:g})")  # fmt: skip
     serve.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
                        help="specs that name a file or module (ppo:PATH, MODULE:ATTR, "
                        "path/to/file.py:ATTR) which players may choose as opponents; the "
@@ -74,6 +98,13 @@ def add_parser(sub: Any) -> None:
     serve.add_argument("--client-games", type=count, default=DEFAULT_CLIENT_GAMES, metavar="N",
                        help="new games one client address may start a minute; beyond: 429 "
                        f"(default {DEFAULT_CLIENT_GAMES}; 0: no limit)")  # fmt: skip
+    serve.add_argument("--client-held", type=count, default=DEFAULT_CLIENT_HELD, metavar="N",
+                       help="games in play one client address may hold at once; beyond: 429 "
+                       f"(default {DEFAULT_CLIENT_HELD}; 0: no limit)")  # fmt: skip
+    serve.add_argument("--client-think", type=rate, default=DEFAULT_CLIENT_THINK, metavar="S",
+                       help="seconds the bots of one client address's games may think in "
+                       f"any minute; beyond: 429 (default {DEFAULT_CLIENT_THINK:g}; 0: no "
+                       "limit)")  # fmt: skip
     serve.add_argument("--client-connections", type=count, default=DEFAULT_CLIENT_CONNECTIONS,
                        metavar="N", help="connections one client address may hold at once; "
                        f"beyond: 503 (default {DEFAULT_CLIENT_CONNECTIONS}; 0: no limit)",
@@ -131,6 +162,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits.agents.specs import make_agent
 
     from ..web.app import Settings, create_app
+    from ..web.database import StoreError
     from ..web.limits import ClientLimits
     from ..web.server import LOOPBACK_NAMES, is_loopback, listen, serve
     from ..web.sessions import IDLE_SECONDS, MAX_GAMES
@@ -151,8 +183,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         games_dir=args.games,
         record_dirs=tuple(args.records),
         result_dirs=tuple(args.results),
+        store=args.store,
         max_games=args.max_games or MAX_GAMES,
         idle_seconds=(args.idle_minutes * 60) if args.idle_minutes else IDLE_SECONDS,
+        keep_seconds=args.keep_days * 86400,
+        client_games=args.client_held,
+        client_think=args.client_think,
+        bot_workers=(os.cpu_count() or 1) if args.bot_workers is None else args.bot_workers,
+        move_seconds=args.move_seconds,
         agents=tuple(args.agents),
         allowed_hosts=(*LOOPBACK_NAMES, args.host.strip("[]")) if loopback else None,
         client_limits=ClientLimits(
@@ -162,6 +200,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             trusted_proxy=args.trusted_proxy,
         ),
     )
+    try:
+        app = create_app(settings)
+    except StoreError as e:
+        print(f"craits serve: error: {e}", file=sys.stderr)
+        return 1
     try:
         sock = listen(args.host, args.port)
     except OSError as e:
@@ -176,7 +219,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"craits serve: note: listening on {args.host}: anyone who can reach this "
               "machine can play and read the listed files", file=sys.stderr)  # fmt: skip
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops, then passes Ctrl-C on
-        serve(create_app(settings), sock, log=args.log,
+        serve(app, sock, log=args.log,
               connections_per_client=args.client_connections,
               trusted_proxy=args.trusted_proxy)  # fmt: skip
     print("Craits: stopped.", flush=True)

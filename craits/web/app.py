@@ -38,15 +38,19 @@ body too large, 429 too many requests or new games from one client
 the end; 503 the server holds its maximum of games (or connections); a 500 is a fault of
 the server, still one line. Every error line is bounded in :mod:`craits.web.errors`.
 
-Route handlers are plain functions, run in the server's thread pool (anyio's, 40 threads),
-so a bot that thinks for long (``pimc``) holds only its own game and one thread; each game
-has a lock, so two requests to one game are served one after the other.
+Live games (:mod:`craits.web.sessions`) are changed on the event loop only, and stored in
+SQLite (:mod:`craits.web.database`) as they move, so a restarted server goes on with them;
+their bots think in other processes (:mod:`craits.web.bots`), so a search holds neither a
+request thread nor the GIL of the server. Listings, replays and results are plain
+functions run in the server's thread pool. Each game serves its moves, resigning and
+saving one after the other.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -60,6 +64,8 @@ from starlette.exceptions import HTTPException
 from craits_env import __version__, options
 from craits_env.rules import Rules
 
+from .bots import MOVE_SECONDS, Thinkers
+from .database import GameDatabase
 from .errors import error_response
 from .inputs import (
     bearer_token,
@@ -76,13 +82,18 @@ from .limits import (
     ClientLimits,
     ClientRateLimit,
     JsonHostCheck,
+    client_address,
 )
 from .replays import game_frames
 from .sessions import (
+    CLIENT_GAMES,
+    CLIENT_THINK,
     IDLE_SECONDS,
+    KEEP_SECONDS,
     MAX_GAMES,
     ApiError,
     SessionStore,
+    StoreLimits,
     allowed_specs,
     parse_action_body,
     parse_new_game,
@@ -93,6 +104,8 @@ from .views import seat_view
 
 JsonBody = Annotated[Any, Body()]
 """A request body read as any JSON value: its shape is checked by the handler, in one line."""
+STORE_FILE = "live-games.sqlite3"
+"""The live games' store in ``games_dir`` unless ``Settings.store`` says otherwise."""
 STATIC = Path(__file__).resolve().parent / "static"  # package data
 PAGES = {"/": "index.html", "/play": "play.html", "/watch": "watch.html",
          "/compare": "compare.html"}  # fmt: skip
@@ -115,10 +128,23 @@ class Settings:
     """folders whose record files the Watch page lists"""
     result_dirs: Sequence[Path] = ()
     """folders whose ``results.json`` the Compare page lists"""
+    store: Path | str | None = None
+    """the SQLite file of the live games (``None``: ``live-games.sqlite3`` in ``games_dir``;
+    ``":memory:"``: none survives the process)"""
     max_games: int = MAX_GAMES
-    """live games held in memory at once"""
+    """games in play at once, over all clients (503 beyond), and games held in memory"""
     idle_seconds: float = IDLE_SECONDS
-    """a game idle this long may be dropped for a new one"""
+    """a game that has not moved for this long stops counting against the caps"""
+    keep_seconds: float = KEEP_SECONDS
+    """a game that has not moved for this long leaves the store"""
+    client_games: int = CLIENT_GAMES
+    """games in play one client may hold (429 beyond; 0: no cap)"""
+    client_think: float = CLIENT_THINK
+    """seconds its bots may think in any minute for one client's games (429; 0: no cap)"""
+    bot_workers: int = 0
+    """processes the bots think in (0: a thread of the server; ``craits serve``: one a core)"""
+    move_seconds: float = MOVE_SECONDS
+    """seconds a bot move may take (in a process) before its game stops"""
     agents: Sequence[str] = ()
     """specs naming a file or module that clients may seat (``ppo:PATH``, ``MODULE:ATTR``)"""
     allowed_hosts: Sequence[str] | None = None
@@ -147,11 +173,25 @@ def _validation_line(exc: RequestValidationError) -> str:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The application (see the module docstring) for ``settings``."""
     settings = settings or Settings()
-    store = SessionStore(settings.max_games, settings.idle_seconds)
+    database = GameDatabase(settings.store or Path(settings.games_dir) / STORE_FILE)
+    thinkers = Thinkers(settings.bot_workers, settings.move_seconds)
+    store = SessionStore(database, thinkers, StoreLimits(
+        max_games=settings.max_games, idle_seconds=settings.idle_seconds,
+        keep_seconds=settings.keep_seconds, client_games=settings.client_games,
+        client_think=settings.client_think))  # fmt: skip
     library = Library(settings.games_dir, settings.record_dirs, settings.result_dirs)
     extra_specs = tuple(settings.agents)
+    proxy = settings.client_limits.trusted_proxy if settings.client_limits else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.bot_workers:
+            thinkers.start()  # the processes warm up while the server starts
+        yield
+        thinkers.close()
+
     app = FastAPI(title="Craits", version=__version__, docs_url=None, redoc_url=None,
-                  openapi_url=None)  # fmt: skip
+                  openapi_url=None, lifespan=lifespan)  # fmt: skip
     app.state.store = store
     app.state.library = library
     # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies
@@ -203,41 +243,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ------------------------------------------------------------------ games
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: JsonBody = None) -> dict[str, str]:
+    async def new_game(request: Request, body: JsonBody = None) -> dict[str, str]:
         check_new_game_body(body, extra_specs)
-        session = store.create(check_new_game(parse_new_game(body, extra_specs)))
+        asked = check_new_game(parse_new_game(body, extra_specs))
+        session = await store.create(asked, client_address(request.scope, proxy))
         return {"game_id": session.game_id, "token": session.token}
 
     @app.get("/api/games/{game_id}")
-    def get_game(
+    async def get_game(
         request: Request, game_id: str, token: str | None = None, since: int | None = None
     ) -> Any:
-        session = store.get(game_id, token or bearer_token(request.headers))
-        with session.lock:
-            return JSONResponse(seat_view(session, since))
+        session = await store.get(game_id, token or bearer_token(request.headers))
+        return JSONResponse(seat_view(session, since))
 
     @app.post("/api/games/{game_id}/actions")
-    def act(request: Request, game_id: str, body: JsonBody = None) -> Any:
+    async def act(request: Request, game_id: str, body: JsonBody = None) -> Any:
         check_action_body(body)
         token, action = parse_action_body(with_token(body, request.headers))
-        session = store.get(game_id, token)
-        with session.lock:
-            session.act(action)
-            return JSONResponse(seat_view(session))
+        session = await store.get(game_id, token)
+        await store.act(session, action)
+        return JSONResponse(seat_view(session))
 
     @app.post("/api/games/{game_id}/resign")
-    def resign(request: Request, game_id: str, body: JsonBody = None) -> Any:
-        session = store.get(game_id, token_of(with_token(body, request.headers)))
-        with session.lock:
-            session.resign()
-            return JSONResponse(seat_view(session))
+    async def resign(request: Request, game_id: str, body: JsonBody = None) -> Any:
+        session = await store.get(game_id, token_of(with_token(body, request.headers)))
+        await store.resign(session)
+        return JSONResponse(seat_view(session))
 
     @app.post("/api/games/{game_id}/save")
-    def save(request: Request, game_id: str, body: JsonBody = None) -> Any:
-        session = store.get(game_id, token_of(with_token(body, request.headers)))
-        with session.lock:
-            session.saved = library.save(session.record(), session.game_id)
-            return session.saved
+    async def save(request: Request, game_id: str, body: JsonBody = None) -> Any:
+        session = await store.get(game_id, token_of(with_token(body, request.headers)))
+        return await store.save(session, library.save)
 
     @app.get("/api/specs")
     def specs() -> dict[str, Any]:

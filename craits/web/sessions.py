@@ -22,14 +22,14 @@ before anything changes.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
-import threading
 import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from craits.agents.arena import IllegalAction
 from craits.agents.specs import known_specs
 from craits_env import options
 from craits_env.actions import action_str, parse_action
@@ -38,16 +38,30 @@ from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from craits_env.seeding import fresh_seed
 
 from ..table import HumanTable, SeatError
+from .bots import Job, Thinkers
+from .database import GameDatabase, StoredGame
+from .errors import one_line
 
 MAX_GAMES = 500
-"""Default cap on the games held in memory at once (``craits serve --max-games``)."""
+"""Default cap on the games in play and on those held in memory (``craits serve --max-games``)."""
 IDLE_SECONDS = 2 * 3600
-"""A game nobody has looked at for this long may be dropped to make room for a new one."""
+"""A game that has not moved for this long stops counting against the caps."""
+KEEP_SECONDS = 7 * 86400
+"""A game that has not moved for this long leaves the store (``craits serve --keep-days``)."""
+CLIENT_GAMES = 20
+"""Games in play one client may hold at once (``craits serve --client-held``)."""
+CLIENT_THINK = 120.0
+"""Seconds its bots may think in any minute for one client's games (``--client-think``)."""
+THINK_WINDOW = 60.0
+SWEEP_SECONDS = 3600.0  # games past keep_seconds leave the store at most this often
+MAX_CLIENTS = 10_000  # clients whose thinking time is counted; beyond, the oldest forgotten
 TOKEN_BYTES = 24  # secrets.token_urlsafe: 32 characters, 192 bits
 GAME_ID_BYTES = 12  # 16 characters
 SCORING_HEAD = "Hand "  # in a part that closes a hand, its summary starts "Hand 3 is over"
 SOURCE = "craits serve"
 RULE_NAMES = tuple(options.field_types(Rules))
+Writer = Callable[[dict[str, Any], str], dict[str, str]]
+"""Writes a game's record (and its id) as a record file: ``{"file", "name"}``."""
 
 
 class ApiError(Exception):
@@ -238,48 +252,43 @@ def tag_lines(parts: Sequence[Sequence[str]], first_hand: int, dealt: bool) -> l
 
 
 class GameSession:
-    """One person (``seat``) against the bots of ``request`` (see the module docstring)."""
+    """One person (``seat``) against the bots of a stored game (see the module docstring):
+    the table rebuilt from ``stored`` — its definition, then every action in it."""
 
-    def __init__(self, request: NewGame, game_id: str, token: str) -> None:
-        self.game_id = game_id
-        self.token = token
-        self.seat = request.seat
-        self.seed = fresh_seed() if request.seed is None else request.seed
-        self.seed_chosen = request.seed is not None
+    def __init__(self, stored: StoredGame) -> None:
+        self.game_id = stored.game_id
+        self.token = stored.token
+        self.client = stored.client
+        self.seat = stored.seat
+        self.seed = stored.seed
+        self.seed_chosen = stored.seed_chosen
+        self.rules = stored.rules
         try:
-            self.table = HumanTable(request.opponents, seat=request.seat, seed=self.seed,
-                                    rules=request.rules, source=SOURCE)  # fmt: skip
-        except SeatError as e:
-            raise bad_request(str(e)) from None
+            self.table = HumanTable(stored.opponents, seat=stored.seat, seed=stored.seed,
+                                    rules=Rules.from_dict(stored.rules), source=SOURCE,
+                                    agents=False)  # fmt: skip
         except ValueError as e:  # rules that cannot be dealt
             raise bad_request(str(e)) from None
         table = self.table
+        self.opponents = tuple(stored.opponents)
         self.game, self.public, self.recorder = table.game, table.public, table.recorder
         self.seats, self.names, self.labels = table.seats, table.names, table.labels
         self.narrator = table.narrator
         self.events: list[Event] = tag_lines(table.start(), 0, dealt=True)
-        self.cursor = 0  # events already given to a view
-        self.resigned = False
-        self.failed: str | None = None  # why a bot stopped the game
-        self.saved: dict[str, Any] | None = None  # the saved record file, once saved
-        self.lock = threading.Lock()
-        self.last_used = time.monotonic()
         table.on_told = self._told
-        self._table = table.bots()
-        self._run_bots()
+        for action in stored.actions:
+            table.decide(action)
+        self.stored = len(table.actions)  # actions already in the store
+        self.cursor = len(self.events) if stored.actions else 0  # events already given a view
+        self.resigned = stored.resigned
+        self.failed: str | None = stored.failed  # why a bot stopped the game
+        self.saved: dict[str, str] | None = stored.saved  # the saved record file, once saved
+        self.turn = asyncio.Lock()  # moves, resigning and saving one after the other
+        self.last_used = time.monotonic()
 
     def _told(self, hand: int, parts: list[list[str]]) -> None:
         """Keep the lines of a decision made in ``hand`` (the table calls it)."""
         self.events += tag_lines(parts, hand, dealt=len(parts) > 1)
-
-    def _run_bots(self) -> None:
-        try:
-            self._table.run()
-        except IllegalAction as e:  # the engine refused it: nothing changed
-            self.failed = f"bot {self.seats[e.seat]} (player_{e.seat}) failed: {e}"
-        except Exception as e:  # a faulty bot ends the game, not the server
-            p = self.game.current_player
-            self.failed = f"bot {self.seats[p]} (player_{p}) failed: {type(e).__name__}: {e}"
 
     @property
     def closed(self) -> str | None:
@@ -290,27 +299,37 @@ class GameSession:
             return "you resigned this game"
         return self.failed
 
-    def act(self, action: int) -> None:
-        """Apply the person's ``action``, then let the bots move (:class:`ApiError` 409 if
-        it is not legal now; nothing changes then)."""
+    def bot_to_move(self) -> int | None:
+        """The seat of the bot to move now, or ``None``."""
+        return None if self.closed else self.table.bot_to_move()
+
+    def job(self) -> Job:
+        """What a thinker needs for the next bot move (:mod:`craits.web.bots`)."""
+        return Job(self.game_id, self.client, self.opponents, self.seat, self.seed, self.rules,
+                   tuple(self.table.actions))  # fmt: skip
+
+    def check_move(self, action: int) -> None:
+        """:class:`ApiError` 409 unless the person may make ``action`` now."""
         game = self.game
         if self.closed:
             raise ApiError(409, f"no move is possible: {self.closed}")
-        if game.current_player != self.seat:  # cannot happen between requests; be sure
+        if game.current_player != self.seat:
             raise ApiError(409, f"it is player_{game.current_player}'s turn, not yours")
         legal = game.legal_actions()
         if action not in legal:
             allowed = ", ".join(f"{a} ({action_str(a)})" for a in legal)
             raise ApiError(409, f"illegal action {action} ({action_str(action)}) in phase "
                                 f"{game.snapshot()['phase']}; legal now: {allowed}")  # fmt: skip
-        self.table.decide(action)
-        self._run_bots()
 
-    def resign(self) -> None:
-        """Stop playing: the game ends unfinished (it can then be saved)."""
-        if self.game.is_over:
-            raise ApiError(409, "the game is over: there is nothing to resign")
-        self.resigned = True
+    def decide(self, action: int) -> None:
+        """Apply a decision already checked (the person's, or a bot's move)."""
+        self.table.decide(action)
+
+    def unstored(self) -> list[int]:
+        """The actions made since the store last took them (and mark them taken)."""
+        actions = self.table.actions[self.stored :]
+        self.stored = len(self.table.actions)
+        return actions
 
     def take_events(self, since: int | None) -> tuple[list[Event], int]:
         """The events since the last view (or from index ``since``) and their first index."""
@@ -330,64 +349,254 @@ class GameSession:
 # ----------------------------------------------------------------------------- the store
 
 
+@dataclass(frozen=True)
+class StoreLimits:
+    """The caps of a :class:`SessionStore` (0: none, where a cap may be off)."""
+
+    max_games: int = MAX_GAMES
+    """unfinished games that moved in the last ``idle_seconds``, over all clients (503)"""
+    idle_seconds: float = IDLE_SECONDS
+    """a game that has not moved for this long stops counting against the caps"""
+    keep_seconds: float = KEEP_SECONDS
+    """a game that has not moved for this long leaves the store"""
+    client_games: int = CLIENT_GAMES
+    """unfinished games one client may hold at once, counted as ``max_games`` (429; 0: none)"""
+    client_think: float = CLIENT_THINK
+    """seconds its bots may think in any 60 s for one client's games (429; 0: none)"""
+
+    def __post_init__(self) -> None:
+        for name in ("max_games", "idle_seconds", "keep_seconds"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}: got {getattr(self, name)!r}, allowed a number > 0")
+        for name in ("client_games", "client_think"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}: got {getattr(self, name)!r}, allowed a number >= 0")
+
+
 class SessionStore:
-    """The live games, by id (see the module docstring); thread-safe."""
+    """The live games (see the module docstring): at most ``max_games`` in memory, every
+    one in ``database``, their bots thinking in ``thinkers``. Its methods run on the
+    server's event loop, where every change to a game is made: a view never sees half a
+    move."""
 
     def __init__(
         self,
-        max_games: int = MAX_GAMES,
-        idle_seconds: float = IDLE_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
+        database: GameDatabase,
+        thinkers: Thinkers,
+        limits: StoreLimits | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        if max_games < 1:
-            raise ValueError(f"max_games: got {max_games}, allowed an int >= 1")
-        self.max_games = max_games
-        self.idle_seconds = idle_seconds
+        self.database = database
+        self.thinkers = thinkers
+        self.limits = limits or StoreLimits()
         self._clock = clock
-        self._games: dict[str, GameSession] = {}
-        self._starting = 0  # games being set up (their bots may be thinking)
-        self._lock = threading.Lock()
+        self._games: OrderedDict[str, GameSession] = OrderedDict()  # oldest use first
+        self._loading: dict[str, asyncio.Future[GameSession]] = {}
+        self._starting: dict[str, int] = {}  # games being set up, by client
+        self._thought: dict[str, deque[tuple[float, float]]] = {}
+        self._swept = 0.0
 
     def __len__(self) -> int:
+        """The games held in memory."""
         return len(self._games)
 
-    def _room(self) -> bool:
-        """Whether a game fits, after dropping the idle ones (with the lock held)."""
-        if len(self._games) + self._starting < self.max_games:
-            return True
+    def held(self, game_id: str) -> GameSession | None:
+        """The game ``game_id`` if it is held in memory (no token: for the server's own use)."""
+        return self._games.get(game_id)
+
+    # ------------------------------------------------------------------ caps
+
+    def _check_room(self, client: str) -> None:
+        limits, db = self.limits, self.database
+        self._check_thinking(client)
         now = self._clock()
-        for game_id, session in list(self._games.items()):
-            if now - session.last_used > self.idle_seconds and not session.lock.locked():
+        if now - self._swept > SWEEP_SECONDS:
+            self._swept = now
+            db.forget_before(now - limits.keep_seconds)
+        since = now - limits.idle_seconds
+        starting = sum(self._starting.values())
+        if db.live(since) + starting >= limits.max_games:
+            raise ApiError(503, f"the server holds {limits.max_games} games in play, its limit "
+                                "(craits serve --max-games): try again later")  # fmt: skip
+        held = limits.client_games
+        if held and db.live(since, client) + self._starting.get(client, 0) >= held:
+            raise ApiError(429, f"this client holds {held} games in play, its limit (craits serve "
+                                "--client-held): finish or resign one first")  # fmt: skip
+
+    def _check_thinking(self, client: str) -> None:
+        limit = self.limits.client_think
+        if not limit:
+            return
+        spent = self._thinking(client)
+        if spent >= limit:
+            raise ApiError(429, f"this client's bots thought {spent:.0f} s in the last minute, "
+                                f"its limit is {limit:g} s (craits serve --client-think): try "
+                                "again in a minute")  # fmt: skip
+
+    def _thinking(self, client: str) -> float:
+        recent = self._thought.get(client)
+        if not recent:
+            return 0.0
+        now = time.monotonic()
+        while recent and now - recent[0][0] > THINK_WINDOW:
+            recent.popleft()
+        return sum(seconds for _, seconds in recent)
+
+    def _count_thinking(self, client: str, seconds: float) -> None:
+        if not self.limits.client_think:
+            return
+        if client not in self._thought and len(self._thought) >= MAX_CLIENTS:
+            self._thought.pop(next(iter(self._thought)))
+        self._thought.setdefault(client, deque()).append((time.monotonic(), seconds))
+
+    # ------------------------------------------------------------------ games
+
+    def _remember(self, session: GameSession) -> None:
+        """Hold ``session`` in memory; beyond ``max_games``, forget the least recently
+        used that is not busy (it stays in the store)."""
+        self._games[session.game_id] = session
+        self._games.move_to_end(session.game_id)
+        if len(self._games) <= self.limits.max_games:
+            return
+        for game_id, other in list(self._games.items()):
+            if len(self._games) <= self.limits.max_games:
+                break
+            if other is not session and not other.turn.locked():
                 del self._games[game_id]
-        return len(self._games) + self._starting < self.max_games
 
-    def create(self, request: NewGame) -> GameSession:
-        """A new game, its bots moved until the person's turn (:class:`ApiError` 503 when full)."""
-        with self._lock:
-            if not self._room():
-                raise ApiError(503, f"the server holds {self.max_games} games, its limit "
-                                    "(craits serve --max-games): try again later")  # fmt: skip
-            self._starting += 1
+    async def create(self, request: NewGame, client: str) -> GameSession:
+        """A new game, stored, its bots moved until the person's turn (:class:`ApiError`
+        503 when the server is full, 429 when the client holds its share)."""
+        self._check_room(client)
+        self._starting[client] = self._starting.get(client, 0) + 1
         try:
-            session = GameSession(request, secrets.token_urlsafe(GAME_ID_BYTES),
-                                  secrets.token_urlsafe(TOKEN_BYTES))  # fmt: skip
-            session.last_used = self._clock()
-            with self._lock:
-                self._games[session.game_id] = session
-            return session
+            stored = StoredGame(
+                game_id=secrets.token_urlsafe(GAME_ID_BYTES),
+                token=secrets.token_urlsafe(TOKEN_BYTES), client=client,
+                opponents=request.opponents, seat=request.seat,
+                seed=fresh_seed() if request.seed is None else request.seed,
+                seed_chosen=request.seed is not None, rules=request.rules.to_dict(),
+            )  # fmt: skip
+            session = await asyncio.to_thread(_new_session, stored)
+            self.database.add(stored)
         finally:
-            with self._lock:
-                self._starting -= 1
+            self._starting[client] -= 1
+            if not self._starting[client]:
+                del self._starting[client]
+        self._remember(session)
+        async with session.turn:
+            await self._run_bots(session)
+        return session
 
-    def get(self, game_id: str, token: str | None) -> GameSession:
-        """The game ``game_id`` if ``token`` is its token (404 unknown, 403 wrong token)."""
-        session = self._games.get(game_id)
-        if session is None:
-            raise ApiError(404, f"no game {game_id!r} on this server (unknown, or dropped after "
-                                "being idle)")  # fmt: skip
+    async def get(self, game_id: str, token: str | None) -> GameSession:
+        """The game ``game_id`` if ``token`` is its token (404 unknown, 403 wrong token);
+        a game not in memory is rebuilt from the store (its bots then move, if it is
+        their turn: a server stopped while they thought)."""
         if not token:
             raise ApiError(403, "token: missing (the token POST /api/games gave)")
+        session = self._games.get(game_id)
+        if session is None:
+            session = await self._load(game_id, token)
         if not secrets.compare_digest(token.encode(), session.token.encode()):
             raise ApiError(403, f"wrong token for game {game_id!r}")
-        session.last_used = self._clock()
+        session.last_used = time.monotonic()
+        self._games.move_to_end(game_id)
+        if session.bot_to_move() is not None and not session.turn.locked():
+            async with session.turn:
+                await self._run_bots(session)
         return session
+
+    async def _load(self, game_id: str, token: str) -> GameSession:
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        stored = self.database.load(game_id)
+        if stored is None:
+            days = self.limits.keep_seconds / 86400
+            raise ApiError(404, f"no game {game_id!r} on this server (unknown, or gone after "
+                                f"{days:g} days without a move)")  # fmt: skip
+        if not secrets.compare_digest(token.encode(), stored.token.encode()):
+            raise ApiError(403, f"wrong token for game {game_id!r}")  # before any replay
+        future: asyncio.Future[GameSession] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            session = await asyncio.to_thread(GameSession, stored)
+            future.set_result(session)
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # retrieved: no "never retrieved" warning
+            raise
+        finally:
+            del self._loading[game_id]
+        self._remember(session)
+        return session
+
+    async def act(self, session: GameSession, action: int) -> None:
+        """The person's ``action``, then the bots' moves until the person's turn (409 if
+        it is not legal now, 429 if the client's bots thought their share: nothing
+        changes then)."""
+        async with session.turn:
+            self._check_thinking(session.client)
+            session.check_move(action)
+            session.decide(action)
+            self._store_moves(session)
+            await self._run_bots(session)
+
+    async def resign(self, session: GameSession) -> None:
+        """Stop playing: the game ends unfinished (it can then be saved)."""
+        async with session.turn:
+            if session.game.is_over:
+                raise ApiError(409, "the game is over: there is nothing to resign")
+            session.resigned = True
+            self.database.end(session.game_id, resigned=True)
+
+    async def save(self, session: GameSession, write: Writer) -> dict[str, str]:
+        """Save the game's record once, by ``write`` (:meth:`craits.web.library.Library.save`,
+        in a thread); a second save gives the same file."""
+        async with session.turn:
+            if session.saved is None:
+                record = session.record()
+                saved = await asyncio.to_thread(write, record, session.game_id)
+                self.database.set_saved(session.game_id, saved)
+                session.saved = saved
+            return session.saved
+
+    def _store_moves(self, session: GameSession) -> None:
+        start = session.stored
+        actions = session.unstored()
+        if actions:
+            self.database.add_actions(session.game_id, start, actions, session.game.is_over)
+
+    async def _run_bots(self, session: GameSession) -> None:
+        """Let the bots move until the person's turn or the game's end, each move thought
+        of by a thinker, applied here and stored before the next (with the turn held)."""
+        while (seat := session.bot_to_move()) is not None:
+            move = await self.thinkers.move(session.job())
+            self._count_thinking(session.client, move.seconds)
+            who = f"bot {session.seats[seat]} (player_{seat})"
+            if move.action is None:
+                self._fail(session, f"{who} failed: {move.error}")
+                return
+            try:
+                session.decide(move.action)
+            except ValueError as e:  # the engine refused it: nothing changed
+                self._fail(session, f"{who} failed: returned illegal action "
+                                    f"{move.action!r} ({e})")  # fmt: skip
+                return
+            self._store_moves(session)
+
+    def _fail(self, session: GameSession, reason: str) -> None:
+        session.failed = one_line(reason)
+        self.database.end(session.game_id, failed=session.failed)
+
+
+def _new_session(stored: StoredGame) -> GameSession:
+    """A new game's session, its specs checked by seating them (a thread: agents load)."""
+    try:
+        HumanTable(stored.opponents, seat=stored.seat, seed=stored.seed,
+                   rules=Rules.from_dict(stored.rules), source=SOURCE)  # fmt: skip
+    except SeatError as e:
+        raise bad_request(str(e)) from None
+    except ValueError as e:  # rules that cannot be dealt
+        raise bad_request(str(e)) from None
+    return GameSession(stored)

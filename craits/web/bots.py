@@ -1,0 +1,298 @@
+"""Where ``craits serve``'s bots think: off the server's event loop and its request threads.
+
+The server never runs a bot itself. Each bot move is a :class:`Job` — what defines the game
+and the actions made so far — handed to a :class:`Thinkers` pool, which answers with the
+move (an action id, not applied) or why there is none. A bot's move depends on the
+position alone (:func:`craits.table.bot_seed`), so any thinker can answer any job: it
+rebuilds the table from the job (and keeps the last :data:`CACHED_TABLES` tables it built,
+to append the new actions instead of replaying them all).
+
+- ``workers > 0``: that many **processes** (``spawn``), each at a lower priority
+  (:data:`NICE`), so the server's process — pages, views, listings — gets a core first
+  and never shares a GIL with a search. Each one warms the compiled search up before it
+  takes a job. A move that takes longer than ``move_seconds`` stops its process (a new
+  one replaces it) and the job fails with a one-line reason; the game stops as with a
+  faulty bot.
+- ``workers == 0``: one thread of the server's process (tests, a one-person server).
+
+Jobs wait in a :class:`FairQueue`: one queue per client (by address) served in turn, so a
+client with eighty thinking games delays another client's bots by one move, not by
+eighty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from concurrent.futures import Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from craits_env.rules import Rules
+
+MOVE_SECONDS = 120.0
+"""Seconds a bot move may take before its thinker is stopped (``craits serve --move-seconds``;
+the first ``pimc`` move of a fresh install compiles the search, ~20 s)."""
+NICE = 10
+"""How much lower the thinkers' priority is than the server's (``os.nice``)."""
+CACHED_TABLES = 64
+"""Tables a thinker keeps between moves (a game's next move then replays nothing)."""
+START_SECONDS = 300.0
+"""Seconds a new thinker process may take to start and warm up."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One bot move to think of: the game's definition and every action made so far."""
+
+    game_id: str
+    client: str
+    opponents: tuple[str, ...]
+    seat: int
+    seed: int
+    rules: dict[str, Any]
+    actions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Move:
+    """A thinker's answer: ``action`` (``None`` if there is none), ``error`` (one line, why
+    not) and ``seconds`` spent."""
+
+    action: int | None
+    error: str | None
+    seconds: float
+
+
+class BotTimeout(Exception):
+    """A bot move took longer than the pool's ``move_seconds``."""
+
+
+# ----------------------------------------------------------------------------- thinking
+
+
+class _Tables:
+    """A thinker's recent tables, by game, rebuilt from a job when missing or behind."""
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[str, Any] = OrderedDict()
+
+    def table(self, job: Job) -> Any:
+        from craits.table import HumanTable
+
+        table = self._tables.pop(job.game_id, None)
+        done = len(table.actions) if table is not None else 0
+        if table is None or tuple(table.actions) != job.actions[:done]:
+            table = HumanTable(job.opponents, seat=job.seat, seed=job.seed,
+                               rules=Rules.from_dict(job.rules), source="craits serve")  # fmt: skip
+            table.start()
+            done = 0
+        for action in job.actions[done:]:
+            table.decide(action)
+        self._tables[job.game_id] = table
+        while len(self._tables) > CACHED_TABLES:
+            self._tables.popitem(last=False)
+        return table
+
+    def think(self, job: Job) -> Move:
+        start = time.perf_counter()
+        try:
+            action: int | None = self.table(job).bot_move()
+            error = None
+        except Exception as e:  # a faulty bot stops its game, not the thinker
+            action, error = None, f"{type(e).__name__}: {e}"
+            self._tables.pop(job.game_id, None)
+        return Move(action, error, time.perf_counter() - start)
+
+
+def _warm_up() -> None:
+    """Compile (or load from numba's cache) the search before the first job."""
+    from craits.agents.specs import make_agent
+    from craits_env.engine import Game
+    from craits_env.public import PublicGame
+
+    game = Game(2, Rules(hand_sizes=(8,)), seed=0)
+    public = PublicGame(game)
+    agent = make_agent("pimc:8", 0, num_players=2, rules=game.rules)
+    for _ in range(40):  # a few decisions: at least one with a choice (a searched one)
+        if game.is_over:
+            break
+        public.apply(agent.act(public.views[game.current_player]))
+
+
+def _worker(conn: Connection) -> None:
+    """A thinker process: warm up, say so, then answer jobs until the pipe closes."""
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+    with contextlib.suppress(Exception):  # a thinker that cannot search still plays the rest
+        _warm_up()
+    tables = _Tables()
+    conn.send("ready")
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the server has gone: so does its thinker
+            return
+        if job is None:
+            return
+        conn.send(tables.think(job))
+
+
+# ----------------------------------------------------------------------------- the queue
+
+
+class FairQueue:
+    """Jobs by client, served in turn (one job of each waiting client in rotation)."""
+
+    def __init__(self) -> None:
+        self._queues: OrderedDict[str, deque[tuple[Job, Future[Move]]]] = OrderedDict()
+        self._ready = threading.Condition()
+        self._closed = False
+
+    def put(self, job: Job, future: Future[Move]) -> None:
+        with self._ready:
+            self._queues.setdefault(job.client, deque()).append((job, future))
+            self._ready.notify()
+
+    def get(self) -> tuple[Job, Future[Move]] | None:
+        """The next job (the client waiting longest goes first), or ``None`` once closed."""
+        with self._ready:
+            while not self._queues and not self._closed:
+                self._ready.wait()
+            if self._closed:
+                return None
+            client, queue = next(iter(self._queues.items()))
+            item = queue.popleft()
+            del self._queues[client]
+            if queue:  # the client's next job waits behind every other client's
+                self._queues[client] = queue
+            return item
+
+    def __len__(self) -> int:
+        with self._ready:
+            return sum(len(q) for q in self._queues.values())
+
+    def close(self) -> list[Future[Move]]:
+        """Stop handing out jobs; the futures of those still waiting."""
+        with self._ready:
+            self._closed = True
+            waiting = [f for q in self._queues.values() for _, f in q]
+            self._queues.clear()
+            self._ready.notify_all()
+            return waiting
+
+
+# ----------------------------------------------------------------------------- the pool
+
+
+class _Process:
+    """One thinker process and the pipe to it."""
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker, args=(child,), daemon=True,
+                                   name="craits-thinker")  # fmt: skip
+        self.process.start()
+        child.close()
+        if not self.conn.poll(START_SECONDS) or self.conn.recv() != "ready":
+            self.stop()
+            raise RuntimeError("a bot thinker process did not start")
+
+    def think(self, job: Job, seconds: float) -> Move:
+        self.conn.send(job)
+        if not self.conn.poll(seconds):
+            raise BotTimeout
+        move: Move = self.conn.recv()
+        return move
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        self.process.terminate()
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+
+
+class Thinkers:
+    """The pool of thinkers (see the module docstring); :meth:`move` from the event loop."""
+
+    def __init__(self, workers: int = 0, move_seconds: float = MOVE_SECONDS) -> None:
+        if workers < 0:
+            raise ValueError(f"workers: got {workers}, allowed an int >= 0")
+        if not move_seconds > 0:
+            raise ValueError(f"move_seconds: got {move_seconds}, allowed a number > 0")
+        self.workers = workers
+        self.move_seconds = move_seconds
+        self.queue = FairQueue()
+        self._threads: list[threading.Thread] = []
+        self._processes: list[_Process | None] = []
+        self._lock = threading.Lock()
+        self._started = False
+
+    def start(self) -> None:
+        """Start the thinkers (once; :meth:`move` starts them if need be)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            for i in range(max(1, self.workers)):
+                self._processes.append(None)
+                thread = threading.Thread(target=self._serve, args=(i,), daemon=True,
+                                          name=f"craits-bots-{i}")  # fmt: skip
+                thread.start()
+                self._threads.append(thread)
+
+    def _serve(self, i: int) -> None:
+        tables = _Tables() if self.workers == 0 else None
+        while (item := self.queue.get()) is not None:
+            job, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                if tables is not None:
+                    future.set_result(tables.think(job))
+                    continue
+                process = self._processes[i]
+                if process is None or not process.process.is_alive():
+                    process = self._processes[i] = _Process()
+                try:
+                    future.set_result(process.think(job, self.move_seconds))
+                except BotTimeout:
+                    self._processes[i] = None
+                    process.stop()
+                    late = f"took longer than the server's {self.move_seconds:g} s a move"
+                    future.set_result(Move(None, late, self.move_seconds))
+                except (EOFError, OSError) as e:  # the process died: a new one next time
+                    self._processes[i] = None
+                    process.stop()
+                    future.set_result(Move(None, f"its thinker stopped ({type(e).__name__})", 0.0))
+            except BaseException as e:  # a thinker that cannot start: the job fails, not the thread
+                if not future.done():
+                    future.set_result(Move(None, f"no thinker available ({e})", 0.0))
+        process = self._processes[i] if self._processes else None
+        if process is not None:
+            process.stop()
+
+    async def move(self, job: Job) -> Move:
+        """The move for ``job``, thought of by a thinker (awaiting it holds no thread)."""
+        self.start()
+        future: Future[Move] = Future()
+        self.queue.put(job, future)
+        return await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        """Stop the thinkers (jobs still waiting fail with a one-line reason)."""
+        for future in self.queue.close():
+            if future.set_running_or_notify_cancel():
+                future.set_result(Move(None, "the server is stopping", 0.0))
+        for thread in self._threads:
+            thread.join(10)
