@@ -34,7 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from craits.commands import serve as serve_command
-from craits.web import connections, errors, library, limits
+from craits.web import app, bots, connections, errors, library, limits, sessions
 from craits.web.connections import QuietRepeats, RedactTokens, redact
 from craits.web.errors import MAX_ERROR_CHARS, one_line
 from craits.web.inputs import MAX_HANDS, MAX_SEED_DIGITS, bearer_token
@@ -414,6 +414,11 @@ def test_the_defaults_of_craits_serve_are_those_of_the_limits() -> None:
     assert serve_command.DEFAULT_CLIENT_RATE == limits.REQUESTS_PER_SECOND
     assert serve_command.DEFAULT_CLIENT_GAMES == limits.GAMES_PER_MINUTE
     assert serve_command.DEFAULT_CLIENT_CONNECTIONS == connections.CONNECTIONS_PER_CLIENT
+    assert serve_command.DEFAULT_CLIENT_HELD == sessions.CLIENT_GAMES
+    assert serve_command.DEFAULT_CLIENT_THINK == sessions.CLIENT_THINK
+    assert serve_command.DEFAULT_KEEP_DAYS * 86400 == sessions.KEEP_SECONDS
+    assert serve_command.DEFAULT_MOVE_SECONDS == bots.MOVE_SECONDS
+    assert serve_command.STORE_FILE == app.STORE_FILE
     assert 2 * limits.REQUESTS_PER_SECOND == limits.REQUEST_BURST
 
 
