@@ -16,7 +16,8 @@ import pytest
 
 from craits.web.bots import FairQueue, Job, Move, Thinkers
 from craits.web.database import MEMORY, GameDatabase, StoredGame, StoreError
-from craits.web.sessions import ApiError, GameSession, NewGame, SessionStore, StoreLimits
+from craits.web.requests import ApiError, NewGame
+from craits.web.sessions import GameSession, SessionStore, StoreLimits
 from craits.web.views import seat_view
 from craits_env.engine import Game
 from craits_env.rules import Rules

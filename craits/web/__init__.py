@@ -1,7 +1,9 @@
 """``craits serve``: play, watch and compare agents in the browser.
 
 - :mod:`craits.web.app` — the application factory (pages and JSON API, FastAPI);
-- :mod:`craits.web.sessions` — live games, their tokens, the store and its cap;
+- :mod:`craits.web.requests` — what a client asks for (a new game, a move), checked;
+- :mod:`craits.web.sessions` — live games, their tokens, the caps; :mod:`craits.web.database`
+  — their SQLite store; :mod:`craits.web.bots` — the processes the bots think in;
 - :mod:`craits.web.views` — the seat view, the only thing a player's browser receives;
 - :mod:`craits.web.replays` — a game record as frames to step through;
 - :mod:`craits.web.library` — the record files and tournament results shown;

@@ -85,20 +85,22 @@ from .limits import (
     client_address,
 )
 from .replays import game_frames
+from .requests import (
+    ApiError,
+    allowed_specs,
+    parse_action_body,
+    parse_new_game,
+    table_specs,
+    token_of,
+)
 from .sessions import (
     CLIENT_GAMES,
     CLIENT_THINK,
     IDLE_SECONDS,
     KEEP_SECONDS,
     MAX_GAMES,
-    ApiError,
     SessionStore,
     StoreLimits,
-    allowed_specs,
-    parse_action_body,
-    parse_new_game,
-    table_specs,
-    token_of,
 )
 from .views import seat_view
 

@@ -1,7 +1,7 @@
 """What a web client may ask for, bounded before the game code sees it, and where its token is.
 
 Each bound is one line here, checked on the request as received (a **400** naming what is
-allowed) before :mod:`craits.web.sessions` parses it:
+allowed) before :mod:`craits.web.requests` parses it:
 
 - a number in a spec (``pimc:N``, ``champion-search:N``) is ASCII digits ``[0-9]+``
   (``"²".isdigit()`` and ``"٣".isdecimal()`` are true in Python, and ``int("٣")`` is 3);
@@ -23,7 +23,7 @@ from typing import Any
 
 from craits_env.rules import Rules
 
-from .sessions import MAX_SPEC_NUMBER, NUMBERED_SPECS, ApiError, NewGame
+from .requests import MAX_SPEC_NUMBER, NUMBERED_SPECS, ApiError, NewGame
 
 MAX_HANDS = 100
 """Hands of one game at most (the standard game has 15)."""
@@ -43,7 +43,7 @@ def _bad(message: str) -> ApiError:
 
 
 def check_new_game_body(body: object, extra_specs: Collection[str] = ()) -> None:
-    """Refuse what :func:`~craits.web.sessions.parse_new_game` must not see (see the
+    """Refuse what :func:`~craits.web.requests.parse_new_game` must not see (see the
     module docstring); anything else is left to it."""
     if not isinstance(body, dict):
         return

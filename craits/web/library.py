@@ -43,7 +43,7 @@ from craits_env.records import FORMAT, RecordError, read_records, write_records
 
 from ..replay_view import record_line as _one_line
 from .errors import plain
-from .sessions import ApiError
+from .requests import ApiError
 
 MAX_FILES = 100_000
 """Entries (files and folders) looked at per folder of a listing's scan."""

@@ -1,23 +1,27 @@
-"""Live games of ``craits serve``: a person against bots, in memory, each behind its own token.
+"""Live games of ``craits serve``: a person against bots, each behind its own token.
 
 A :class:`GameSession` is one game at the table of ``craits play``
 (:class:`craits.table.HumanTable`): the engine game seen through
 :class:`~craits_env.public.PublicGame`, recorded by
 :class:`~craits_env.records.GameRecorder`, told in plain words by the
 :class:`~craits.narrate.Narrator` from the person's seat, all from the events of each
-decision, with the bots seated by the arena. The bots act on the server, right after
-the person's move, until it is the person's turn again or the game ends. Agents and the
-engine are seeded as in ``craits play`` (the game from ``seed``, seat ``s``'s agent from
-``derive_seed(seed, s)``), so the same seed, opponents and moves give the same game in
-the terminal and in the browser.
+decision. It is rebuilt from what the store holds (:mod:`craits.web.database`: the game's
+definition and its actions), so a game held in memory and one rebuilt after a restart are
+the same game. The engine is seeded as in ``craits play`` and each bot is reset before
+its move (:func:`craits.table.bot_seed`), so the same seed, opponents and moves give the
+same game in the terminal and in the browser.
 
-A :class:`SessionStore` holds at most ``max_games`` sessions; a session idle for
-``idle_seconds`` is dropped to make room for a new one, and when none can be dropped a
-new game is refused (503). Each game has an unguessable id and token
+A :class:`SessionStore` holds the games: every one in the database, at most
+``max_games`` in memory (the least recently used that is not busy leaves memory, not the
+store). It runs on the server's event loop and makes every change to a game there: the
+person's move, then the bots' moves, each thought of by a thinker
+(:mod:`craits.web.bots`) and stored before the next. A new game is refused when the
+server holds ``max_games`` games in play (503) or the client its share (429); no game is
+dropped for it. Each game has an unguessable id and token
 (:func:`secrets.token_urlsafe`); the token is compared in constant time.
 
-Every refusal is an :class:`ApiError`: an HTTP status and a one-line reason, raised
-before anything changes.
+Every refusal is an :class:`~craits.web.requests.ApiError`: an HTTP status and a one-line
+reason, raised before anything changes.
 """
 
 from __future__ import annotations
@@ -26,21 +30,19 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from craits.agents.specs import known_specs
-from craits_env import options
-from craits_env.actions import action_str, parse_action
-from craits_env.options import is_int
-from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from craits_env.actions import action_str
+from craits_env.rules import Rules
 from craits_env.seeding import fresh_seed
 
 from ..table import HumanTable, SeatError
 from .bots import Job, Thinkers
 from .database import GameDatabase, StoredGame
 from .errors import one_line
+from .requests import ApiError, NewGame, bad_request
 
 MAX_GAMES = 500
 """Default cap on the games in play and on those held in memory (``craits serve --max-games``)."""
@@ -59,159 +61,8 @@ TOKEN_BYTES = 24  # secrets.token_urlsafe: 32 characters, 192 bits
 GAME_ID_BYTES = 12  # 16 characters
 SCORING_HEAD = "Hand "  # in a part that closes a hand, its summary starts "Hand 3 is over"
 SOURCE = "craits serve"
-RULE_NAMES = tuple(options.field_types(Rules))
 Writer = Callable[[dict[str, Any], str], dict[str, str]]
 """Writes a game's record (and its id) as a record file: ``{"file", "name"}``."""
-
-
-class ApiError(Exception):
-    """A refused request: an HTTP ``status`` and a one-line ``message``; nothing changed."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def bad_request(message: str) -> ApiError:
-    return ApiError(400, message)
-
-
-# ----------------------------------------------------------------------------- new games
-
-
-@dataclass(frozen=True)
-class NewGame:
-    """What ``POST /api/games`` asks for, checked."""
-
-    opponents: tuple[str, ...]
-    seat: int
-    seed: int | None
-    rules: Rules
-
-    @property
-    def num_players(self) -> int:
-        return len(self.opponents) + 1
-
-
-PATH_SPECS = ("ppo",)  # specs of the table whose argument names a file: never from a client
-MAX_SPEC_NUMBER = 2048  # a client's pimc:N at most this (N rollouts per searched decision)
-
-
-NUMBERED_SPECS = ("pimc", "champion-search")  # table specs that take ":N" (a budget)
-
-
-def table_specs() -> list[str]:
-    """The names of the spec table a web client may seat without ``--agents``."""
-    return [name for name in known_specs() if name not in PATH_SPECS]
-
-
-def allowed_specs(extra: Collection[str]) -> str:
-    """The specs a web client may ask for, in words (for one-line errors)."""
-    table = [f"{name}[:N]" if name in NUMBERED_SPECS else name for name in table_specs()]
-    listed = f"; and the specs this server allows: {', '.join(extra)}" if extra else ""
-    return ", ".join(table) + listed
-
-
-def check_spec(spec: object, extra: Collection[str]) -> str:
-    """``spec`` if a web client may seat it: a spec of the table with no argument or a
-    number (``expert``, ``pimc:64``), or one the server was started with (``--agents``).
-    A spec that names a file or a module (``ppo:PATH``, ``MODULE:ATTR``) would make the
-    server load code or weights chosen by the client, so it must be allowed up front."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise bad_request(f"opponents: got {spec!r}; allowed specs: {allowed_specs(extra)}")
-    spec = spec.strip()
-    if spec in extra:
-        return spec
-    name, sep, arg = spec.partition(":")
-    if name in table_specs() and (not sep or arg.isdigit()):
-        if sep and int(arg) > MAX_SPEC_NUMBER:
-            raise bad_request(
-                f"opponent {spec!r}: the number is at most {MAX_SPEC_NUMBER} here "
-                "(a larger one must be allowed when the server starts: --agents)"
-            )
-        return spec
-    if sep or name in known_specs():
-        raise bad_request(
-            f"opponent {spec!r}: a spec naming a file or module must be allowed when the server "
-            f"starts (craits serve --agents {spec}); allowed: {allowed_specs(extra)}"
-        )
-    raise bad_request(f"unknown agent spec {spec!r}; allowed: {allowed_specs(extra)}")
-
-
-def parse_rules(value: object) -> Rules:
-    """``rules`` of a request: an object of rule options, each a JSON value of its type
-    or its command-line text (``"true"``, ``"8,7,6"``) — :mod:`craits_env.options`."""
-    if value is None:
-        return Rules()
-    if not isinstance(value, dict):
-        raise bad_request(f"rules: expected an object of rule options, got {value!r}")
-    unknown = sorted(set(value) - set(RULE_NAMES))
-    if unknown:
-        raise bad_request(f"rules: unknown option(s) {', '.join(map(str, unknown))}; allowed: "
-                          f"{', '.join(RULE_NAMES)}")  # fmt: skip
-    chosen: dict[str, Any] = {}
-    for name, raw in value.items():
-        try:
-            chosen[name] = options.from_text(Rules, name, raw) if isinstance(raw, str) else raw
-        except ValueError as e:
-            raise bad_request(f"rules: {name}: {e}") from None
-    try:
-        return Rules(**chosen)
-    except ValueError as e:
-        raise bad_request(f"rules: {e}") from None
-
-
-def parse_new_game(body: object, extra_specs: Collection[str] = ()) -> NewGame:
-    """The checked request of ``POST /api/games`` (:class:`ApiError` 400 otherwise)."""
-    if not isinstance(body, dict):
-        raise bad_request('expected a JSON object such as {"opponents": ["random"]}')
-    keys = ("opponents", "players", "seat", "seed", "rules")
-    unknown = sorted(set(body) - set(keys))
-    if unknown:
-        raise bad_request(f"unknown key(s) {', '.join(map(str, unknown))}; allowed: "
-                          f"{', '.join(keys)}")  # fmt: skip
-    opponents = body.get("opponents")
-    if not isinstance(opponents, list) or not MIN_PLAYERS - 1 <= len(opponents) <= MAX_PLAYERS - 1:
-        got = f"{len(opponents)} specs" if isinstance(opponents, list) else repr(opponents)
-        raise bad_request(f"opponents: got {got}, allowed a list of {MIN_PLAYERS - 1} to "
-                          f"{MAX_PLAYERS - 1} agent specs")  # fmt: skip
-    specs = tuple(check_spec(s, extra_specs) for s in opponents)
-    n = len(specs) + 1
-    players = body.get("players", n)
-    if players != n or not is_int(players):
-        raise bad_request(f"players: got {players!r}, but {len(specs)} opponents make {n} players")
-    seat = body.get("seat", 0)
-    if not is_int(seat) or not 0 <= seat < n:
-        raise bad_request(f"seat: got {seat!r}, allowed 0 to {n - 1} for {n} players")
-    seed = body.get("seed")
-    if seed is not None and (not is_int(seed) or seed < 0):
-        raise bad_request(f"seed: got {seed!r}, allowed an int >= 0 or null (a fresh seed)")
-    return NewGame(specs, seat, seed, parse_rules(body.get("rules")))
-
-
-def parse_action_body(body: object) -> tuple[str, int]:
-    """``(token, action id)`` from ``{"token": T, "action": A}``; ``A`` an id or its text
-    (``"7c"``, ``"draw"``, ``"call h"``: :func:`craits_env.actions.parse_action`)."""
-    if not isinstance(body, dict):
-        raise bad_request('expected a JSON object {"token": T, "action": ID}')
-    token = body.get("token")
-    if not isinstance(token, str):
-        raise ApiError(403, "token: missing (the token POST /api/games gave)")
-    action = body.get("action")
-    if isinstance(action, bool) or not isinstance(action, int | str):
-        raise bad_request(f"action: got {action!r}, allowed an action id (see legal)")
-    try:
-        return token, parse_action(action)
-    except ValueError as e:
-        raise bad_request(str(e)) from None
-
-
-def token_of(body: object) -> str:
-    """The ``token`` of a ``{"token": T}`` body."""
-    if not isinstance(body, dict) or not isinstance(body.get("token"), str):
-        raise ApiError(403, 'token: missing (expected a JSON object {"token": T})')
-    return str(body["token"])
 
 
 # ----------------------------------------------------------------------------- one game
