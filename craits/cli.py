@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="craits",
         description="Craits: rules engine, environments, bots and tools for the card game Craits.",
+        epilog="Every command's --help gives its exit statuses. In short: 0 done; 1 failed "
+        "while running (what finished is kept); 2 bad arguments or a refusal (nothing was "
+        "changed), or no command given; 130 interrupted (what finished is kept; the message "
+        "says how to continue).",
     )
     parser.add_argument("--version", action="version", version=f"craits {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

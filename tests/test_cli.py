@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -66,3 +69,22 @@ def test_help_of_every_subcommand() -> None:
                  ["bench", "env", "--help"]):  # fmt: skip
         proc = run(*args)
         assert proc.returncode == 0 and "usage: craits" in proc.stdout
+
+
+def test_every_command_says_its_exit_statuses_in_its_help() -> None:
+    from craits.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser, name: str) -> Iterator[tuple[str, Any]]:
+        yield name, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    yield from parsers(child, f"{name} {sub}")
+
+    found = dict(parsers(build_parser(), "craits"))
+    assert {"craits play", "craits serve", "craits bench vector"} <= set(found)
+    for name, parser in found.items():
+        text = " ".join(parser.format_help().split())
+        assert "Exit status: 0 " in text or "In short: 0 done" in text, name
+        assert "2 bad arguments" in text, name
+        assert "130 interrupted" in text or "0 stopped" in text, name  # serve: Ctrl-C stops it

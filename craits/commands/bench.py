@@ -11,6 +11,8 @@ from craits.bench import VECTOR_NUM_ENVS
 
 from .. import arguments as a
 
+EXIT_STATUS = "Exit status: 0 done; 2 bad arguments; 130 interrupted (Ctrl-C)."
+
 
 def add_parser(sub: Any) -> None:
     """The ``craits bench`` parser."""
@@ -18,6 +20,7 @@ def add_parser(sub: Any) -> None:
         "bench",
         help="measure speed",
         description="Measure speed: full games with uniformly random legal actions, one process.",
+        epilog=EXIT_STATUS,
     )
     bench_sub = bench.add_subparsers(dest="target", metavar="TARGET", parser_class=a.Parser)
     engine = bench_sub.add_parser(
@@ -26,6 +29,7 @@ def add_parser(sub: Any) -> None:
         description="Full games of the rules engine with uniformly random legal actions: "
         "decisions/s and games/s; also the deep size of one state and the time of clone(). "
         "For ratios to peers measured in the same run see experiments/bench_compare.py.",
+        epilog=EXIT_STATUS,
     )
     a.add_bench_args(engine)
     engine.add_argument(
@@ -37,6 +41,7 @@ def add_parser(sub: Any) -> None:
         description="Full games of craits_v0.env() (PettingZoo's classic wrappers) in the standard "
         "AEC loop: last(), a uniformly random legal action from the mask, step(). For ratios to "
         "peers measured in the same run see experiments/bench_compare.py.",
+        epilog=EXIT_STATUS,
     )
     a.add_bench_args(envb)
     vector = bench_sub.add_parser(
@@ -48,6 +53,7 @@ def add_parser(sub: Any) -> None:
         "compile_s (this process's first use: numba's cached kernels, or compiling them), "
         "num_envs and the memory of one game. For ratios to peers measured in the same run "
         "see experiments/bench_compare.py vector.",
+        epilog=EXIT_STATUS,
     )
     a.add_bench_args(vector)
     vector.add_argument(

@@ -15,6 +15,8 @@ def add_parser(sub: Any) -> None:
         help="play and score a full game between bots; print each hand's points and the standings",
         description="Play a full game between simple bots (random, greedy) and print each hand's "
         "points and the final standings.",
+        epilog="Exit status: 0 done; 2 bad arguments (a spec, a rule option, the players); "
+        "130 interrupted (Ctrl-C).",
     )
     demo.add_argument("--players", "-n", type=a.players, default=4, help="2-10 (default 4)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the game (default 0)")

@@ -18,8 +18,10 @@ def add_parser(sub: Any) -> None:
         description="Play Craits in the terminal against bots: your hand is numbered; type a "
         "card (7c, 7♣) or its number, draw, a suit (h, hearts) when you call one, declare or "
         "silent after playing down to one card, help, or quit. Reads moves from standard input "
-        "(a terminal or a pipe). Exit status: 0 when the game ends or you quit, 1 when the "
-        "input ends first, 2 for bad arguments.",
+        "(a terminal or a pipe).",
+        epilog="Exit status: 0 the game ended or you quit; 1 the input ended first, a bot "
+        "failed, or the record file could not be written; 2 bad arguments, or 100 invalid "
+        "moves in a row from piped input; 130 interrupted (Ctrl-C).",
     )
     play.add_argument(
         "--opponents", "-o", nargs="+", required=True, metavar="SPEC",

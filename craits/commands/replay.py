@@ -19,7 +19,10 @@ def add_parser(sub: Any) -> None:
         "engine and check that the replayed scores equal the recorded ones. One game (--game, "
         "or a file of one game) is told decision by decision; a file of several games is "
         "checked one line per game. A corrupt or foreign record is a one-line error naming the "
-        "line (exit status 2).",
+        "line.",
+        epilog="Exit status: 0 every game replayed to its recorded scores; 2 bad arguments, or a "
+        "file that is missing, corrupt or foreign, or whose replay differs from what it records "
+        "(the message names the line); 130 interrupted (Ctrl-C).",
     )
     rep.add_argument("file", type=Path, metavar="FILE", help="a game record file")
     rep.add_argument("--game", type=a.positive_int, default=None, metavar="I",

@@ -29,6 +29,7 @@ Sphinx-style roles in docstrings (``:class:`~a.b.C```, ``:mod:`x```) become inli
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
 import dataclasses
@@ -92,7 +93,14 @@ def cli_reference() -> str:
     parts = ["## `craits`", "", "```text", _help(parser), "```"]
     for name, command in sub.choices.items():
         parts += ["", f"## `craits {name}`", "", "```text", _help(command), "```"]
+        for target, parser_of in _subcommands(command).items():  # craits bench engine, ...
+            parts += ["", f"### `craits {name} {target}`", "", "```text", _help(parser_of), "```"]
     return "\n".join(parts)
+
+
+def _subcommands(parser: Any) -> dict[str, Any]:
+    action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    return dict(action.choices) if action is not None else {}
 
 
 def _help(parser: Any) -> str:
