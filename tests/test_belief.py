@@ -196,3 +196,11 @@ def test_a_tracker_pickled_before_the_calls_unpickles_knowing_none() -> None:
     assert [tracker.last_call(s) for s in range(3)] == [None] * 3
     again = pickle.loads(pickle.dumps(public.tracker))
     assert again.state() == public.tracker.state()
+
+
+def test_an_init_policy_that_is_not_there_says_what_to_pass_instead(tmp_path: Path) -> None:
+    config = tiny(num_players=3, init_policy=str(tmp_path / "nothing" / "final.pt"))
+    state = TrainingState(config, torch.device("cpu"), "widen")
+    with pytest.raises(ValueError, match="no such file") as e:
+        state.init_policy(config.init_policy)
+    assert "--set init_policy=PATH" in str(e.value) and "\n" not in str(e.value)

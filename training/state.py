@@ -13,6 +13,7 @@ action sampling are the rollouts' (:func:`craits.training.rollouts.rollout_gener
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -90,6 +91,12 @@ class TrainingState:
         """
         from craits.agents.checkpoint_agent import checkpoint_file
 
+        if not Path(path).exists():
+            raise ValueError(
+                f"config init_policy: {path}: no such file (a path from where craits train runs; "
+                "the champion configs fine-tune checkpoints of a source checkout: run them from "
+                "its root, or pass --set init_policy=PATH, or --set init_policy= to start fresh)"
+            )
         try:
             file = checkpoint_file(path)
             data = load_checkpoint(file)
