@@ -1,0 +1,212 @@
+"""A report card: what one agent scored on a benchmark suite, in one JSON file.
+
+Per table of the suite and per opponent of the zoo (the agent in one seat, the opponent in
+every other, every seat rotation of every deal of the deal set):
+
+- ``win_rate``: a game won alone counts 1, a win shared by k players 1/k (R8.6);
+- ``mean_score``: the agent's final game score (lower is better, R8.6);
+- ``paired``: the agent's score minus the score the reference agent (``expert``) got in the
+  same seat of the same deal against the same opponents (seeded alike) — the luck of the
+  cards cancels, so its interval is narrower: ``width_ratio`` is its interval's width over
+  the plain ``mean_score`` interval's (the same resamples);
+- 95% intervals: percentile bootstrap over *deals* (a deal's rotations come with it), 2,000
+  resamples, seeded from the deal set's seed: the same games give the same card.
+
+Over the whole standard table, ``rating``: OpenSkill Plackett–Luce (mu, sigma) of the agent
+against the zoo, games in plan order. ``compute``: wall seconds of the evaluation, and the
+agent's milliseconds per decision and per choice (a decision with more than one legal
+action), timed on the first deals of the standard table. The card's shape is
+``card.schema.json`` beside this module (:data:`SCHEMA`); :func:`to_markdown` and
+:func:`to_png` render it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from craits.agents.stats import BOOTSTRAP, ratings
+from craits_env.seeding import derive_rng
+
+SCHEMA = Path(__file__).resolve().parent / "card.schema.json"
+FORMAT = "craits-report-card/1"
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """The games of the agent against one opponent on one deal set, and the reference's."""
+
+    opponent: str
+    identity: str
+    games: Sequence[dict[str, Any]]
+    """the agent's games in plan order (line-up ``(agent, opponent, …)``)"""
+    reference: Sequence[dict[str, Any]] | None
+    """the reference's games on the same tasks (``None``: the agent is the reference)"""
+
+
+def agent_seat(game: dict[str, Any]) -> int:
+    """The seat of line-up position 0 (the agent) in a game of rotation ``r``."""
+    n = len(game["scores"])
+    return (-int(game["rotation"])) % n
+
+
+def _rows(games: Sequence[dict[str, Any]]) -> dict[tuple[int, int], tuple[float, float]]:
+    """(deal, rotation) -> (agent's win share, agent's score)."""
+    rows = {}
+    for g in games:
+        seat = agent_seat(g)
+        winners = g["winners"]
+        win = 1 / len(winners) if seat in winners else 0.0
+        rows[g["deal"], g["rotation"]] = (win, float(g["scores"][seat]))
+    return rows
+
+
+def _interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
+    if len(per_deal) == 0:
+        return [math.nan, math.nan]
+    means = per_deal[idx].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return [float(lo), float(hi)]
+
+
+def matchup_entry(m: Matchup, seed: int) -> dict[str, Any]:
+    """The card's entry for one opponent (see the module docstring)."""
+    mine = _rows(m.games)
+    deals = sorted({d for d, _ in mine})
+    by_deal = {d: [v for (dd, _), v in mine.items() if dd == d] for d in deals}
+    wins = np.array([np.mean([w for w, _ in by_deal[d]]) for d in deals])
+    scores = np.array([np.mean([s for _, s in by_deal[d]]) for d in deals])
+    rng = derive_rng(seed, 0xCA4D)
+    idx = rng.integers(0, max(1, len(deals)), size=(BOOTSTRAP, len(deals)))
+    score_ci = _interval(scores, idx)
+    entry: dict[str, Any] = {
+        "opponent": m.opponent, "identity": m.identity, "games": len(mine),
+        "deals": len(deals),
+        "win_rate": float(np.mean([w for w, _ in mine.values()])) if mine else math.nan,
+        "win_rate_ci": _interval(wins, idx),
+        "mean_score": float(np.mean([s for _, s in mine.values()])) if mine else math.nan,
+        "mean_score_ci": score_ci, "paired": None,
+    }  # fmt: skip
+    if m.reference is not None:
+        theirs = _rows(m.reference)
+        missing = sorted(set(mine) - set(theirs))
+        if missing:
+            raise ValueError(f"paired estimate vs {m.opponent}: the reference has no game "
+                             f"for deal {missing[0][0]} rotation {missing[0][1]}")  # fmt: skip
+        diff = np.array([np.mean([mine[d, r][1] - theirs[d, r][1] for dd, r in mine if dd == d])
+                         for d in deals])  # fmt: skip
+        ci = _interval(diff, idx)
+        plain = score_ci[1] - score_ci[0]
+        ratio = (ci[1] - ci[0]) / plain if plain > 0 else math.nan
+        entry["paired"] = {"mean": float(diff.mean()), "ci": ci, "width_ratio": ratio}
+    entry["scores"] = [mine[k][1] for k in sorted(mine)]
+    return entry
+
+
+def rating(games: Sequence[dict[str, Any]], agent: str) -> dict[str, float]:
+    """OpenSkill (mu, sigma) of ``agent`` over ``games`` (the agent's seat named ``agent``)."""
+    relabelled = []
+    for g in games:
+        specs = list(g["specs"])
+        specs[agent_seat(g)] = "\x00agent"  # the agent, even against its own namesake
+        relabelled.append({**g, "specs": specs})
+    names = sorted({s for g in relabelled for s in g["specs"]})
+    mu, sigma = ratings(relabelled, names)["\x00agent"]
+    return {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma}
+
+
+def to_json(card: dict[str, Any]) -> str:
+    """The card as JSON (NaN as ``null``)."""
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(card), indent=1, sort_keys=False) + "\n"
+
+
+def _fmt(v: float | None, digits: int) -> str:
+    return (
+        "—" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.{digits}f}"
+    )
+
+
+def _ci(ci: Sequence[float | None], digits: int) -> str:
+    return f"[{_fmt(ci[0], digits)}, {_fmt(ci[1], digits)}]"
+
+
+def to_markdown(card: dict[str, Any]) -> str:
+    """The card as a Markdown page: one table per table of the suite."""
+    agent = card["agent"]
+    engine, reference = card["engine"], card["reference"]["identity"]
+    lines = [f"# Report card: `{agent['spec']}` on Craits benchmark {card['suite']}", "",
+             f"Agent identity `{agent['identity']}`; reference `{reference}`; craits "
+             f"{engine['craits']}, rules revision {engine['rules_revision']}; size "
+             f"`{card['size']}`; {card['created']}."]  # fmt: skip
+    if card.get("rating"):
+        r = card["rating"]
+        lines += ["", f"OpenSkill over the zoo (standard table): mu {r['mu']:.2f}, "
+                      f"sigma {r['sigma']:.2f}, ordinal {r['ordinal']:.2f}."]  # fmt: skip
+    c = card["compute"]
+    lines += ["", f"Compute: {c['seconds']:.0f} s of evaluation; "
+                  f"{_fmt(c.get('ms_per_decision'), 2)} ms a decision, "
+                  f"{_fmt(c.get('ms_per_choice'), 2)} ms a choice."]  # fmt: skip
+    for table in card["tables"]:
+        lines += ["", f"## {table['title']}", "",
+                  "| opponent (×{}) | deals | games | win rate [95%] | mean score [95%] | "
+                  "paired − expert [95%] | width ratio | deal set |".format(table["players"] - 1),
+                  "|---|---:|---:|---|---|---|---:|---|"]  # fmt: skip
+        for o in table["opponents"]:
+            p = o["paired"]
+            paired = f"{_fmt(p['mean'], 1)} {_ci(p['ci'], 1)}" if p else "(the reference)"
+            ratio = _fmt(p["width_ratio"], 2) if p else "—"
+            lines.append(f"| `{o['opponent']}` | {o['deals']} | {o['games']} | "
+                         f"{_fmt(o['win_rate'], 3)} {_ci(o['win_rate_ci'], 3)} | "
+                         f"{_fmt(o['mean_score'], 1)} {_ci(o['mean_score_ci'], 1)} | {paired} | "
+                         f"{ratio} | {o['deal_set']} |")  # fmt: skip
+        for s in table.get("skipped", []):
+            lines.append(f"\n`{s['opponent']}` not played here: {s['why']}")
+    lines += ["", f"Reproduce: `{card['command']}`"]
+    return "\n".join(lines) + "\n"
+
+
+def to_png(card: dict[str, Any]) -> bytes:
+    """A chart of the card: win rate per opponent with its interval, one panel per table."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from craits.agents.report import figure_png
+
+    tables = card["tables"]
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.6), squeeze=False)
+    for ax, table in zip(axes[0], tables, strict=True):
+        names = [o["opponent"] for o in table["opponents"]]
+        rates = [o["win_rate"] or 0.0 for o in table["opponents"]]
+        lo = [
+            r - (o["win_rate_ci"][0] or r) for r, o in zip(rates, table["opponents"], strict=True)
+        ]
+        hi = [
+            (o["win_rate_ci"][1] or r) - r for r, o in zip(rates, table["opponents"], strict=True)
+        ]
+        ax.barh(names, rates, xerr=[lo, hi], color="#4c72b0", capsize=3)
+        ax.axvline(1 / table["players"], color="grey", lw=0.8, ls="--")
+        ax.set_xlim(0, 1)
+        ax.invert_yaxis()
+        ax.set_title(table["title"], fontsize=9)
+        ax.set_xlabel("win rate (95% interval); dashed: 1 / players", fontsize=8)
+    fig.suptitle(f"{card['agent']['spec']} — Craits benchmark {card['suite']}", fontsize=10)
+    fig.tight_layout()
+    return figure_png(fig, 110)

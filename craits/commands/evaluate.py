@@ -1,0 +1,104 @@
+"""``craits evaluate``: an agent on the Craits benchmark, and its report card."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import arguments as a
+
+
+def add_parser(sub: Any) -> None:
+    """The ``craits evaluate`` parser."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="play an agent on the Craits benchmark and write its report card",
+        description="Play SPEC on a benchmark suite (docs/benchmark.md): every table of the suite "
+        "(v1: the standard game with 4 players, the 2-player game, the short 4-player game), "
+        "against each opponent of the frozen zoo (random, greedy, tactician, expert, champion, "
+        "pimc, champion-search) in every other seat, on the suite's fixed deals, every seat "
+        "rotation of every deal; then the reference (expert) in SPEC's place, for paired "
+        "estimates. Writes OUT/card.json (the report card), card.md and card.png. Games are "
+        "kept as they finish under OUT/games (or --games): rerunning the same command resumes, "
+        "and the card is the same for any --workers.",
+        epilog="Exit status: 0 done; 1 failed while playing (finished games are kept); 2 bad "
+        "arguments or a refusal (an unknown spec, a games folder of other agents, a deal set "
+        "that does not check) — nothing is changed; 130 interrupted (rerun the same command "
+        "to resume).",
+    )
+    ev.add_argument("spec", metavar="SPEC", help=a.SPECS_HELP)
+    ev.add_argument("--suite", default="v1", help="the benchmark suite (default v1)")
+    ev.add_argument("--size", choices=("full", "search"), default="full",
+                    help="full: the large deal sets (the small ones against searching opponents); "
+                    "search: the small deal sets throughout, for a searching agent (default "
+                    "full)")  # fmt: skip
+    ev.add_argument("--out", type=Path, default=None, metavar="DIR",
+                    help="where the card goes (default evaluate/SPEC)")  # fmt: skip
+    ev.add_argument("--games", type=Path, default=None, metavar="DIR",
+                    help="where the games are kept (default OUT/games; evaluations sharing it "
+                    "share the reference's games)")  # fmt: skip
+    ev.add_argument("--workers", type=a.positive_int, default=1,
+                    help="parallel processes on this machine (default 1)")  # fmt: skip
+    ev.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
+    ev.add_argument("--no-progress", action="store_true", help="no progress lines")
+    ev.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Evaluate, write the card, print where it is."""
+    from craits_env.extras import require
+
+    require("tournament", "craits evaluate")
+    if args.ray is not None:
+        require("ray", "craits evaluate --ray")
+    from craits.agents.duplicate_tournament import TournamentError, TournamentRefused
+    from craits.agents.specs import resolve_agent
+
+    from ..benchmark.deal_sets import DealSetError
+    from ..benchmark.evaluate import Options, evaluate, slug
+    from ..benchmark.suite import suite
+
+    try:
+        chosen = suite(args.suite)
+        resolve_agent(args.spec)  # an unknown spec or a bad checkpoint: status 2, now
+    except ValueError as e:
+        parser.error(str(e))
+    out = args.out or Path("evaluate") / slug(args.spec)
+    shown = ""
+
+    def progress(what: str, done: int, total: int) -> None:
+        nonlocal shown
+        if args.no_progress or (done not in (0, total) and what == shown):
+            return
+        shown = what
+        print(f"  {what}: {done}/{total} games", file=sys.stderr, flush=True)
+
+    command = "craits evaluate " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
+    options = Options(out, args.games, args.workers, args.ray is not None, args.ray or None,
+                      progress, command)  # fmt: skip
+    try:
+        card = evaluate(args.spec, chosen, args.size, options)
+    except (TournamentRefused, DealSetError) as e:
+        print(f"craits evaluate: error: {e}", file=sys.stderr)
+        return 2
+    except (TournamentError, ValueError, OSError) as e:
+        print(f"craits evaluate: error: {e}", file=sys.stderr)
+        print(f"craits evaluate: finished games are kept in {options.games}; rerun the same "
+              "command to resume", file=sys.stderr)  # fmt: skip
+        return 1
+    except KeyboardInterrupt:
+        print(f"craits evaluate: interrupted; finished games are kept in {options.games}; "
+              "rerun the same command to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    table = card["tables"][0]
+    print(f"Report card of {args.spec} ({card['agent']['identity']}) on benchmark "
+          f"{card['suite']}: {out / 'card.json'} (and card.md, card.png)")  # fmt: skip
+    for o in table["opponents"]:
+        paired = f", paired {o['paired']['mean']:+.1f}" if o["paired"] else ""
+        print(f"  {table['name']} vs {o['opponent']:16} win rate {o['win_rate']:.3f}, "
+              f"mean score {o['mean_score']:.1f}{paired}")  # fmt: skip
+    return 0
