@@ -217,3 +217,25 @@ def test_bad_evaluate_arguments_give_one_line_and_status_2(args: list[str], frag
 def test_the_package_ships_the_deal_sets_and_the_schema() -> None:
     assert cards.SCHEMA.is_file() and (DEALS_DIR / "v1" / "standard_4p.json").is_file()
     assert dataclasses.is_dataclass(V1)
+
+
+def test_the_compare_page_reads_every_card_under_its_results_folders(
+    tiny: Suite, tmp_path: Path
+) -> None:
+    from .webclient import client
+
+    results = tmp_path / "results"
+    evaluate("greedy", tiny, "search", Options(results / "greedy", games_dir=tmp_path / "g"))
+    evaluate("expert", tiny, "search", Options(results / "mine" / "expert",
+                                               games_dir=tmp_path / "g"))  # fmt: skip
+    (results / "junk").mkdir()
+    (results / "junk" / "card.json").write_text('{"format": "something else"}')
+    board = client(tmp_path / "games", result_dirs=[results]).get("/api/cards?suite=tiny").json()
+    assert board["suite"] == "tiny" and board["complete"]
+    assert sorted(r["spec"] for r in board["rows"]) == ["expert", "greedy"]
+    reference = next(r for r in board["rows"] if r["spec"] == "expert")
+    assert reference["is_reference"] and reference["paired_mean"] == 0.0
+    assert set(reference["win_rates"]) == {"random", "expert", "champion", "pimc",
+                                           "champion-search"}  # fmt: skip
+    assert reference["win_rates"]["pimc"] is None  # not in this suite's zoo
+    assert client(tmp_path / "games", result_dirs=[results]).get("/api/cards").json()["rows"] == []

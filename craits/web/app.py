@@ -27,6 +27,8 @@ The API (docs/interface.md, "Web API"). Every error is ``{"error": "one line"}``
 ``GET /api/results``                     the result sets: ``{"results": […], …}`` (a page)
 ``GET /api/results/table?key=KEY``       one ``results.json``, titled
 ``GET /api/results/chart?key=KEY``       its ``results.png``
+``GET /api/cards?suite=v1``              the benchmark's leaderboard: every report card
+                                         (``card.json``) under the results folders
 =======================================  =================================================
 
 Views and replays are sent as they are built (plain JSON values: no re-encoding).
@@ -311,6 +313,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/results/table")
     def result_table(key: str) -> dict[str, Any]:
         return library.results(key)
+
+    @app.get("/api/cards")
+    def leaderboard(suite: str = "v1") -> Any:
+        return JSONResponse(library.leaderboard(suite))
 
     @app.get("/api/results/chart")
     def result_chart(key: str) -> FileResponse:

@@ -13,6 +13,8 @@ or names a file the listing would not show, is refused (404).
 - **Result sets**: every ``results.json`` of ``craits tournament`` (or a training
   evaluation) under a folder, with the ``results.png`` chart and ``results.md`` title
   beside it when present.
+- **Report cards**: every ``card.json`` of ``craits evaluate`` under a results folder, as
+  one leaderboard per benchmark suite (:mod:`craits.benchmark.leaderboard`).
 
 Listings are pages, newest first (``offset``, ``limit`` at most :data:`MAX_PAGE`), and
 bounded whatever a folder holds: a scan looks at most at :data:`MAX_FILES` entries per
@@ -41,6 +43,8 @@ from typing import Any
 from craits_env.jsonl import JsonlError
 from craits_env.records import FORMAT, RecordError, read_records, write_records
 
+from ..benchmark.card import FORMAT as CARD_FORMAT
+from ..benchmark.leaderboard import CARD_FILE, row, rows
 from ..replay_view import record_line as _one_line
 from .errors import plain
 from .requests import ApiError
@@ -221,6 +225,7 @@ class Library:
         self._scans_lock = threading.Lock()
         self._records = _Verdicts()
         self._results = _Verdicts()
+        self._cards = _Verdicts()
 
     def _scan(self, kind: str, index: int, root: Path, wanted: Callable[[str], bool]) -> Scan:
         """The scan of one folder, reused for :data:`SCAN_TTL` seconds."""
@@ -371,6 +376,27 @@ class Library:
         return {"results": sets, "offset": offset, "limit": limit, "more": more,
                 "complete": complete}  # fmt: skip
 
+    def leaderboard(self, suite: object = "v1") -> dict[str, Any]:
+        """The benchmark's leaderboard (:mod:`craits.benchmark.leaderboard`) from every report
+        card (``card.json``) under the results folders: ``suite``, ``rows`` (best first),
+        ``complete`` (as :meth:`record_files`)."""
+        name = str(suite)
+
+        def keep(found: Found) -> bool:
+            card = self._cards.get(found, _read_card)
+            return card is not None and card.get("suite") == name
+
+        def entry(i: int, root: Path, folder: str, found: Found) -> dict[str, Any]:
+            card: dict[str, Any] = self._cards.get(found, _read_card)
+            return card
+
+        cards, _, complete = self._listing("cards", self.result_roots,
+                                           lambda n: n == CARD_FILE, keep, entry, 0,
+                                           MAX_PAGE)  # fmt: skip
+        board = [{**r, "spec": plain(r["spec"]), "identity": plain(r["identity"])}
+                 for r in rows(cards)]  # fmt: skip
+        return {"suite": name, "rows": _finite(board), "complete": complete}
+
     def results(self, key: object) -> dict[str, Any]:
         """The ``results.json`` of ``key`` with its ``title`` and ``chart`` flag."""
         path = self._resolve(self.result_roots, key, "result set")
@@ -405,6 +431,18 @@ def _result_summary(path: Path) -> dict[str, Any] | None:
         return None
     return {"title": plain(_title(path)), "players": data["config"].get("players"),
             "games": data.get("games"), "agents": agents}  # fmt: skip
+
+
+def _read_card(path: Path) -> dict[str, Any] | None:
+    """A benchmark report card, or ``None`` (not one, or not one this craits reads)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("format") == CARD_FORMAT:
+            row(data)  # a card the leaderboard can show
+            return data
+    except (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError):
+        pass
+    return None
 
 
 def _read_results(path: Path) -> dict[str, Any] | None:

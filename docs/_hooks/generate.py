@@ -8,6 +8,9 @@ A page asks for a generated block with an HTML comment on a line of its own:
   default, its one-line docstring), read from the dataclass's source;
 - ``<!-- generated: cli -->`` — ``craits --help`` and every subcommand's ``--help``, from the
   argparse parsers themselves;
+- ``<!-- generated: leaderboard SUITE -->`` — the committed report cards of a benchmark suite
+  (``experiments/results/benchmark/SUITE``) as one table (:mod:`craits.benchmark.leaderboard`);
+  ``<!-- generated: deal-sets SUITE -->`` — the suite's deal sets, with their seeds and hashes;
 - ``<!-- generated: file PATH -->`` — a file of the repository (``CHANGELOG.md``), its links to
   ``docs/X`` made links to the page ``X``.
 
@@ -118,6 +121,22 @@ def _help(parser: Any) -> str:
             os.environ["COLUMNS"] = old
 
 
+def deal_sets_table(suite_name: str) -> str:
+    from craits.benchmark.suite import suite
+
+    chosen = suite(suite_name)
+    lines = [
+        "| table | deal set | players | deals | seed | sha256 |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for table in chosen.tables:
+        for name in (table.full, table.search):
+            d = chosen.deal_set(table, "", "", "search" if name == table.search else "full")
+            lines.append(f"| {table.title} | `{d.name}` | {d.players} | {d.deals} | {d.seed} | "
+                         f"`{d.sha256[:16]}…` |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def generate(kind: str, arg: str | None) -> str:
     if kind == "docstring" and arg:
         return module_docstring(arg)
@@ -125,6 +144,13 @@ def generate(kind: str, arg: str | None) -> str:
         return train_config_reference()
     if kind == "cli":
         return cli_reference()
+    if kind == "leaderboard" and arg:
+        from craits.benchmark.leaderboard import read_cards, rows, to_markdown
+
+        found = read_cards(ROOT / "experiments" / "results" / "benchmark" / arg, arg)
+        return to_markdown(rows(found)) if found else f"No card of suite {arg} is committed yet."
+    if kind == "deal-sets" and arg:
+        return deal_sets_table(arg)
     if kind == "file" and arg:
         return re.sub(r"\]\(docs/([^)]+)\)", r"](\1)", (ROOT / arg).read_text())
     raise ValueError(f"unknown generated block {kind!r} {arg or ''}")

@@ -101,7 +101,31 @@ async function open(key) {
   if (data) render(data);
 }
 
+// The benchmark's leaderboard: one row per report card (GET /api/cards).
+function renderCards(board) {
+  if (!board || !board.rows || !board.rows.length) return;
+  document.getElementById("benchmark").hidden = false;
+  document.getElementById("suite").textContent = plainText(board.suite);
+  const columns = Object.keys(board.rows[0].win_rates);
+  const head = document.getElementById("columns");
+  for (const name of columns) head.before(el("th", {}, `vs 3 × ${name}`));
+  const body = clear(document.querySelector("#cards tbody"));
+  board.rows.forEach((r, i) => {
+    body.append(el("tr", { dataset: { spec: r.spec } },
+      el("td", {}, i + 1), el("td", { class: "left" }, el("code", {}, r.spec)),
+      el("td", { class: "left" }, el("code", {}, r.identity)),
+      el("td", {}, r.is_reference ? "0 (reference)" : fmt(r.paired_mean, 1)),
+      el("td", {}, fmt(r.ordinal, 2)),
+      columns.map((name) => {
+        const w = r.win_rates[name];
+        return el("td", {}, w ? ci(w.win_rate, w.ci, 3) : "—");
+      }),
+      el("td", {}, fmt(r.ms_per_choice, 1)), el("td", {}, r.size)));
+  });
+}
+
 async function init() {
+  renderCards(await load("/api/cards?suite=v1"));
   const select = document.getElementById("set");
   select.addEventListener("change", () => open(select.value));
   const data = await load("/api/results");
