@@ -61,16 +61,17 @@ from .turns import TurnMachine
 
 _A, _TWO, _EIGHT, _NINE = int(Rank.ACE), int(Rank.TWO), int(Rank.EIGHT), int(Rank.NINE)
 
-# _PLAYABLE[active_suit * 13 + top_rank][card]: R3.1 outside the count.
-_PLAYABLE: tuple[bytes, ...] = tuple(
-    bytes(
+# _PLAYABLE[active_suit * 13 + top_rank][card]: R3.1 outside the count. Tuples, not bytes:
+# CPython indexes a tuple faster.
+_PLAYABLE: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(
         SUIT_OF[c] == suit or RANK_OF[c] == top or RANK_OF[c] in (_EIGHT, _NINE)
         for c in range(NUM_CARDS)
     )
     for suit in range(4)
     for top in range(NUM_RANKS)
 )
-_COUNTABLE = bytes(RANK_OF[c] in (_A, _TWO) for c in range(NUM_CARDS))  # R5.2
+_COUNTABLE = tuple(RANK_OF[c] in (_A, _TWO) for c in range(NUM_CARDS))  # R5.2
 _ALL_CALLS = tuple(range(CALL_BASE, CALL_BASE + 4))
 _NINE_CALLS = tuple(  # R4: a 9 keeps its suit or takes the other of the same colour
     tuple(sorted((CALL_BASE + s, CALL_BASE + 3 - s))) for s in range(4)
@@ -219,13 +220,11 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
             return legal
         phase = self.phase
         p = self.current_player
+        # Plain loops, not comprehensions: a comprehension is a function call (CPython 3.11).
         if phase == PHASE_PLAY:
-            hand = self.hands[p]
             table = _PLAYABLE[self.active_suit * NUM_RANKS + RANK_OF[self.discard[-1]]]
-            acts = [c for c in hand if table[c]]
         elif phase == PHASE_COUNT:
-            hand = self.hands[p]
-            acts = [c for c in hand if _COUNTABLE[c]]
+            table = _COUNTABLE
         elif phase == PHASE_CALL_SUIT:
             card = self._pend_card
             legal = _NINE_CALLS[SUIT_OF[card]] if RANK_OF[card] == _NINE else _ALL_CALLS
@@ -237,6 +236,10 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
         else:
             self._legal = ()
             return ()
+        acts: list[int] = []
+        for c in self.hands[p]:
+            if table[c]:
+                acts.append(c)
         if len(acts) > 1 and self._deck_key[0] > 1:
             acts = sorted(set(acts))  # two copies share one action id
         if not acts or self.rules.voluntary_draw:  # R3.3, R5.3
@@ -279,7 +282,7 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
                 if action == DRAW:
                     self._draw(p, 1, "draw")  # R3.3; ends a 6's extra play or a king's sequence
                     self.king_left = 0
-                    self._begin_turn(self._next(p))
+                    self._begin_turn((p + self.direction) % self.num_players)  # _next
                 else:
                     self._play(p, action)
             elif phase == PHASE_COUNT:
@@ -296,8 +299,8 @@ class Game(TurnMachine, HandCycle, GameCopies, GameSnapshots):
         except HandOver:
             self._advance()
             return events
-        self.hand_decisions += 1
-        if self.hand_decisions >= self.rules.hand_decision_limit:  # R12
+        decisions = self.hand_decisions = self.hand_decisions + 1
+        if decisions >= self.rules.hand_decision_limit:  # R12
             try:
                 self._end_hand("decision_limit")
             except HandOver:

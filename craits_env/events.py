@@ -240,13 +240,22 @@ HAND_END_REASONS = ("went_out", "count_ended", "no_cards", "stock_exhausted", "d
 
 # The events of the hot path, made once (events are immutable, so they can be shared):
 # PLAYED_EVENTS[seat * NUM_CARDS + card] is Played(seat, card); DREW_ONE[reason] the
-# same table of Drew(seat, 1, (card,), reason); CALLED_EVENTS[seat * 4 + suit] is Called.
+# same table of Drew(seat, 1, (card,), reason); CALLED_EVENTS[seat * 4 + suit] is Called;
+# DECLARED_EVENTS[seat * 2 + declared] is Declared(seat, declared); SKIPPED_EVENTS[reason]
+# [seat] is Skipped(seat, reason); REVERSED_EVENTS[direction][seat] is Reversed(seat,
+# direction); WENT_OUT_EVENTS[seat] is WentOut(seat).
 PLAYED_EVENTS = tuple(Played(s, c) for s in range(MAX_PLAYERS) for c in range(NUM_CARDS))
 DREW_ONE = {
     reason: tuple(Drew(s, 1, (c,), reason) for s in range(MAX_PLAYERS) for c in range(NUM_CARDS))
     for reason in DRAW_REASONS
 }
 CALLED_EVENTS = tuple(Called(s, suit) for s in range(MAX_PLAYERS) for suit in range(4))
+DECLARED_EVENTS = tuple(Declared(s, d) for s in range(MAX_PLAYERS) for d in (False, True))
+SKIPPED_EVENTS = {
+    reason: tuple(Skipped(s, reason) for s in range(MAX_PLAYERS)) for reason in SKIP_REASONS
+}
+REVERSED_EVENTS = {d: tuple(Reversed(s, d) for s in range(MAX_PLAYERS)) for d in (1, -1)}
+WENT_OUT_EVENTS = tuple(WentOut(s) for s in range(MAX_PLAYERS))
 
 
 # ----------------------------------------------------------------------------- the public form

@@ -80,15 +80,16 @@ class HandCycle(GameState):
         if self._deal_log is not None:
             self._deal_log.append(order)
             self._reshuffle_log.append(self._reshuffles)  # type: ignore[union-attr]
+        # R2.3, one card at a time from the dealer's next seat on: the seat 1 + j places
+        # after the dealer (in the direction of play) gets cards j, j + n, j + 2n ... of the order.
+        dealt = n * h
         hands: list[list[int]] = [[] for _ in range(n)]
-        for i in range(n * h):
-            hands[(d + direction * (1 + i % n)) % n].append(order[i])
-        for hand in hands:
-            hand.sort()
+        for j in range(n):
+            hands[(d + direction * (1 + j)) % n] = sorted(order[j:dealt:n])
         self.hands = hands
-        starter = order[n * h]
+        starter = order[dealt]
         self.discard = [starter]
-        self._stock = list(order[: n * h : -1])
+        self._stock = list(order[:dealt:-1])
         self.active_suit = SUIT_OF[starter]
         self.count = 0
         self.jack_run = 1 if RANK_OF[starter] == _JACK else 0

@@ -14,14 +14,14 @@ from .actions import PHASE_CALL_SUIT, PHASE_COUNT, PHASE_DECLARE, PHASE_PLAY
 from .cards import NUM_CARDS, QUEEN_OF_SPADES, RANK_OF, SUIT_OF, Rank, check_permutation
 from .deck import shuffled
 from .events import (
+    DECLARED_EVENTS,
     DREW_ONE,
     PLAYED_EVENTS,
-    Declared,
+    REVERSED_EVENTS,
+    SKIPPED_EVENTS,
+    WENT_OUT_EVENTS,
     Drew,
     Reshuffled,
-    Reversed,
-    Skipped,
-    WentOut,
 )
 from .game_state import CTX_COUNT, CTX_FREE, CTX_NORMAL, CTX_STARTER, GameState
 from .scoring import PRESSURE_BASE
@@ -45,23 +45,28 @@ class TurnMachine(GameState):
 
     def _play(self, p: int, card: int) -> None:
         """Play ``card`` outside the count (R3.4)."""
-        self.hands[p].remove(card)
+        hand = self.hands[p]
+        hand.remove(card)
         self.discard.append(card)
         self._events.append(PLAYED_EVENTS[p * NUM_CARDS + card])
         self.active_suit = SUIT_OF[card]
         rank = RANK_OF[card]
         self.jack_run = self.jack_run + 1 if rank == _JACK else 0  # R9.1
-        if self.king_left > 1:  # R9.3: the first two cards of a king's sequence
-            self.king_left -= 1
+        king_left = self.king_left
+        if king_left > 1:  # R9.3: the first two cards of a king's sequence
+            self.king_left = king_left - 1
             self._pend_ctx = CTX_FREE
         else:
             self.king_left = 0
             self._pend_ctx = CTX_NORMAL
         self._pend_card = card
-        if rank in (_EIGHT, _NINE):  # R3.4: the suit call comes first
+        # R3.4: the suit call comes first (two int comparisons are faster than `in`).
+        if rank == _EIGHT or rank == _NINE:  # noqa: SIM109
             self.phase = PHASE_CALL_SUIT
+        elif len(hand) == 1 and self.rules.one_card == "declare":  # _after_call's R7.1, inline
+            self.phase = PHASE_DECLARE
         else:
-            self._after_call(p)
+            self._resolve(p)
 
     def _play_in_count(self, p: int, card: int) -> None:
         """Play an ace (+1) or a two (+2) in the count (R5.2, R5.4)."""
@@ -85,7 +90,7 @@ class TurnMachine(GameState):
         self._resolve(p)
 
     def _declared(self, p: int, declared: bool) -> None:
-        self._events.append(Declared(p, declared))
+        self._events.append(DECLARED_EVENTS[p * 2 + declared])
         if not declared:  # R7.1 "idiot!"
             if self.rules.idiot_penalty == "forfeit":
                 self.one_card_penalty_pending[p] = True
@@ -135,10 +140,10 @@ class TurnMachine(GameState):
             return
         if rank == _TEN:  # R3.5: reverse first
             self.direction = -self.direction
-            self._events.append(Reversed(p, self.direction))
-        nxt = self._next(p)
+            self._events.append(REVERSED_EVENTS[self.direction][p])
+        nxt = (p + self.direction) % self.num_players  # _next
         if rank == _FOUR:  # R4, R4.2
-            self._events.append(Skipped(nxt, "four"))
+            self._events.append(SKIPPED_EVENTS["four"][nxt])
             nxt = self._next(nxt)
         elif rank == _FIVE:  # every other player, in turn order from the next one
             q = nxt
@@ -151,15 +156,15 @@ class TurnMachine(GameState):
         elif rules.face_cards:
             if rank == _JACK:  # R9.1, R9.4
                 self._draw(nxt, 2 * self.jack_run, "jack")
-                self._events.append(Skipped(nxt, "jack"))
+                self._events.append(SKIPPED_EVENTS["jack"][nxt])
                 nxt = self._next(nxt)
             elif card == QUEEN_OF_SPADES:  # R9.2
                 self._draw(nxt, 5, "queen_of_spades")
-                self._events.append(Skipped(nxt, "queen_of_spades"))
+                self._events.append(SKIPPED_EVENTS["queen_of_spades"][nxt])
                 nxt = self._next(nxt)
         if not self.hands[p]:  # R6.1: fully resolved and no card left
             self.went_out.append(p)
-            self._events.append(WentOut(p))
+            self._events.append(WENT_OUT_EVENTS[p])
             self._end_hand("went_out")
         self._begin_turn(nxt)
 
@@ -169,7 +174,7 @@ class TurnMachine(GameState):
         returning = self.rules.count_out_can_return
         if not hands[p]:
             self.went_out.append(p)
-            self._events.append(WentOut(p))
+            self._events.append(WENT_OUT_EVENTS[p])
             if not any(hands):  # R6.2: nobody holds a card, with or without the option
                 self._end_hand("no_cards")
         q = self._next(p)
@@ -190,7 +195,7 @@ class TurnMachine(GameState):
         while pending[q]:
             pending[q] = False
             self._draw(q, 2, "one_card_penalty")
-            self._events.append(Skipped(q, "one_card_penalty"))
+            self._events.append(SKIPPED_EVENTS["one_card_penalty"][q])
             q = self._next(q)
             if self.count and not self.rules.count_out_can_return:
                 while not self.hands[q]:
@@ -212,7 +217,7 @@ class TurnMachine(GameState):
         went_out = self.went_out
         # R6.2 count_out_can_return: a went-out player who draws (the count, a one-card
         # penalty, R7.1) holds cards again and leaves went_out with the first card.
-        back = bool(went_out) and p in went_out
+        back = p in went_out
         if k == 1 and stock and not back:  # the usual draw, made short
             card = stock.pop()
             insort(hand, card)
