@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import time
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from craits.web.bots import FairQueue, Job, Move, Thinkers
+from craits.web.bots import FairQueue, Job, Move, Thinkers, is_quick
 from craits.web.database import MEMORY, GameDatabase, StoredGame, StoreError
 from craits.web.requests import ApiError, NewGame
 from craits.web.sessions import GameSession, SessionStore, StoreLimits
@@ -279,3 +280,28 @@ def test_a_move_over_the_budget_stops_its_thinker_and_the_next_one_takes_over(
         thinkers.close()
     assert slow.action is None and slow.error == "took longer than the server's 1 s a move"
     assert quick.error is None and quick.action is not None  # a new process answered it
+
+
+def test_a_quick_bot_never_waits_behind_a_search(tmp_path: Path) -> None:
+    agent = tmp_path / "slow.py"
+    agent.write_text(SLOW_AGENT)
+    thinkers = Thinkers(workers=1, move_seconds=20.0)
+    seed = next(s for s in range(100) if Game(2, Rules(), seed=s).current_player == 0)
+    assert is_quick("expert") and is_quick("champion") and not is_quick("pimc")
+    assert not is_quick("pimc:64") and not is_quick("ppo:runs/x")
+
+    async def moves() -> tuple[Move, float, bool]:
+        slow = Job("g1", "A", (f"{agent}:Slow",), 1, seed, Rules().to_dict(), ())
+        quick = Job("g2", "B", ("expert",), 1, seed, Rules().to_dict(), (), quick=True)
+        busy = asyncio.ensure_future(thinkers.move(slow))
+        await asyncio.sleep(0.5)
+        start = time.monotonic()
+        answered = await thinkers.move(quick)
+        return answered, time.monotonic() - start, busy.done()
+
+    try:
+        answered, seconds, slow_done = run(moves())
+    finally:
+        thinkers.close()
+    assert answered.error is None and answered.action is not None
+    assert seconds < 5 and not slow_done  # answered while the process was still busy

@@ -190,7 +190,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.bot_workers:
-            thinkers.start()  # the processes warm up while the server starts
+            thinkers.start()  # the processes start and warm up while the server starts
         yield
         thinkers.close()
 

@@ -15,6 +15,10 @@ to append the new actions instead of replaying them all).
   faulty bot.
 - ``workers == 0``: one thread of the server's process (tests, a one-person server).
 
+Quick bots (:data:`QUICK_SPECS`: the heuristics and the champion's forward pass, about a
+millisecond a move) are always thought of by that thread, so a move against ``expert``
+never waits behind somebody's search.
+
 Jobs wait in a :class:`FairQueue`: one queue per client (by address) served in turn, so a
 client with eighty thinking games delays another client's bots by one move, not by
 eighty.
@@ -58,6 +62,9 @@ class Job:
     seed: int
     rules: dict[str, Any]
     actions: tuple[int, ...]
+    quick: bool = False
+    """a bot that answers in about a millisecond (:func:`is_quick`): thought of in the
+    server's own process, never behind a search"""
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,15 @@ class Move:
     action: int | None
     error: str | None
     seconds: float
+
+
+QUICK_SPECS = frozenset({"random", "greedy", "tactician", "expert", "champion"})
+"""Specs whose moves take about a millisecond (no search, no torch): thought of in process."""
+
+
+def is_quick(spec: str) -> bool:
+    """Whether a bot of ``spec`` is one of :data:`QUICK_SPECS` (without an argument)."""
+    return spec in QUICK_SPECS
 
 
 class BotTimeout(Exception):
@@ -232,35 +248,45 @@ class Thinkers:
             raise ValueError(f"move_seconds: got {move_seconds}, allowed a number > 0")
         self.workers = workers
         self.move_seconds = move_seconds
-        self.queue = FairQueue()
+        self.queue = FairQueue()  # the processes' jobs
+        self.quick = FairQueue()  # the jobs of quick bots (and every job with workers=0)
         self._threads: list[threading.Thread] = []
-        self._processes: list[_Process | None] = []
+        self._processes: list[_Process | None] = [None] * workers
         self._lock = threading.Lock()
         self._started = False
 
     def start(self) -> None:
-        """Start the thinkers (once; :meth:`move` starts them if need be)."""
+        """Start the thinkers (once; :meth:`move` starts them if need be): the processes
+        start and warm up now, not at the first move."""
         with self._lock:
             if self._started:
                 return
             self._started = True
-            for i in range(max(1, self.workers)):
-                self._processes.append(None)
-                thread = threading.Thread(target=self._serve, args=(i,), daemon=True,
-                                          name=f"craits-bots-{i}")  # fmt: skip
+            lanes = [(self._serve_here, ())] + [(self._serve_process, (i,))
+                                                for i in range(self.workers)]  # fmt: skip
+            for n, (target, args) in enumerate(lanes):
+                thread = threading.Thread(target=target, args=args, daemon=True,
+                                          name=f"craits-bots-{n}")  # fmt: skip
                 thread.start()
                 self._threads.append(thread)
 
-    def _serve(self, i: int) -> None:
-        tables = _Tables() if self.workers == 0 else None
+    def _serve_here(self) -> None:
+        """The in-process lane: quick bots' moves (every move when ``workers == 0``)."""
+        tables = _Tables()
+        while (item := self.quick.get()) is not None:
+            job, future = item
+            if future.set_running_or_notify_cancel():
+                future.set_result(tables.think(job))
+
+    def _serve_process(self, i: int) -> None:
+        """Lane ``i``: one thinker process, replaced when it dies or overruns a move."""
+        with contextlib.suppress(Exception):  # a process that cannot start: tried per job
+            self._processes[i] = _Process()
         while (item := self.queue.get()) is not None:
             job, future = item
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                if tables is not None:
-                    future.set_result(tables.think(job))
-                    continue
                 process = self._processes[i]
                 if process is None or not process.process.is_alive():
                     process = self._processes[i] = _Process()
@@ -275,10 +301,10 @@ class Thinkers:
                     self._processes[i] = None
                     process.stop()
                     future.set_result(Move(None, f"its thinker stopped ({type(e).__name__})", 0.0))
-            except BaseException as e:  # a thinker that cannot start: the job fails, not the thread
+            except BaseException as e:  # a thinker that cannot start: the job fails, not the lane
                 if not future.done():
                     future.set_result(Move(None, f"no thinker available ({e})", 0.0))
-        process = self._processes[i] if self._processes else None
+        process = self._processes[i]
         if process is not None:
             process.stop()
 
@@ -286,13 +312,17 @@ class Thinkers:
         """The move for ``job``, thought of by a thinker (awaiting it holds no thread)."""
         self.start()
         future: Future[Move] = Future()
-        self.queue.put(job, future)
+        lane = self.quick if job.quick or not self.workers else self.queue
+        lane.put(job, future)
         return await asyncio.wrap_future(future)
 
     def close(self) -> None:
         """Stop the thinkers (jobs still waiting fail with a one-line reason)."""
-        for future in self.queue.close():
+        for future in [*self.queue.close(), *self.quick.close()]:
             if future.set_running_or_notify_cancel():
                 future.set_result(Move(None, "the server is stopping", 0.0))
+        for process in self._processes:  # a move in progress is not waited for
+            if process is not None:
+                process.stop()
         for thread in self._threads:
             thread.join(10)

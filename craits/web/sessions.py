@@ -39,7 +39,7 @@ from craits_env.rules import Rules
 from craits_env.seeding import fresh_seed
 
 from ..table import HumanTable, SeatError
-from .bots import Job, Thinkers
+from .bots import Job, Thinkers, is_quick
 from .database import GameDatabase, StoredGame
 from .errors import one_line
 from .requests import ApiError, NewGame, bad_request
@@ -156,8 +156,9 @@ class GameSession:
 
     def job(self) -> Job:
         """What a thinker needs for the next bot move (:mod:`craits.web.bots`)."""
+        spec = self.seats[self.game.current_player]
         return Job(self.game_id, self.client, self.opponents, self.seat, self.seed, self.rules,
-                   tuple(self.table.actions))  # fmt: skip
+                   tuple(self.table.actions), is_quick(spec))  # fmt: skip
 
     def check_move(self, action: int) -> None:
         """:class:`ApiError` 409 unless the person may make ``action`` now."""
