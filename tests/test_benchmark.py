@@ -239,3 +239,16 @@ def test_the_compare_page_reads_every_card_under_its_results_folders(
                                            "champion-search"}  # fmt: skip
     assert reference["win_rates"]["pimc"] is None  # not in this suite's zoo
     assert client(tmp_path / "games", result_dirs=[results]).get("/api/cards").json()["rows"] == []
+
+
+def test_the_interval_widths_are_read_from_the_cards(tiny: Suite, tmp_path: Path) -> None:
+    from craits.benchmark.leaderboard import widths, widths_markdown
+
+    card = evaluate("greedy", tiny, "full", Options(tmp_path / "greedy"))
+    found = widths([card])
+    assert [(w["table"], w["deal_set"], w["deals"]) for w in found] == [
+        ("four", "four", 4), ("two", "two", 4)]  # fmt: skip
+    four = card["tables"][0]["opponents"]
+    spans = sorted(o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in four)
+    assert found[0]["win_rate"] == spans[len(spans) // 2]
+    assert widths_markdown(found).count("\n") == 3

@@ -88,3 +88,44 @@ def to_markdown(board: list[dict[str, Any]]) -> str:
         cells += [_num(r["ms_per_choice"], 1), r["size"]]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def widths(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What interval each deal set gives: per table and deal set, over every card's
+    opponents there, the median width of the win-rate, mean-score and paired intervals and
+    the median ratio of the paired width to the plain one."""
+    held: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    deals: dict[tuple[str, str], int] = {}
+    for card in cards:
+        for table in card["tables"]:
+            for o in table["opponents"]:
+                held.setdefault((table["name"], o["deal_set"]), []).append(o)
+                deals[table["name"], o["deal_set"]] = o["deals"]
+
+    def median(values: list[float]) -> float | None:
+        values = sorted(v for v in values if v is not None and math.isfinite(v))
+        return values[len(values) // 2] if values else None
+
+    out = []
+    for (table, name), entries in sorted(held.items()):
+        paired = [o["paired"] for o in entries if o.get("paired")]
+        out.append({
+            "table": table, "deal_set": name, "deals": deals[table, name],
+            "win_rate": median([o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in entries]),
+            "mean_score": median([o["mean_score_ci"][1] - o["mean_score_ci"][0] for o in entries]),
+            "paired": median([p["ci"][1] - p["ci"][0] for p in paired]),
+            "ratio": median([p["width_ratio"] for p in paired]),
+        })  # fmt: skip
+    return out
+
+
+def widths_markdown(rows_: list[dict[str, Any]]) -> str:
+    """:func:`widths` as a Markdown table."""
+    lines = ["| table | deal set | deals | win rate ± | mean score ± | paired ± | paired ÷ plain |",
+             "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for r in rows_:
+        half = {k: None if r[k] is None else r[k] / 2 for k in ("win_rate", "mean_score", "paired")}
+        lines.append(f"| {r['table']} | `{r['deal_set']}` | {r['deals']} | "
+                     f"{_num(half['win_rate'], 3)} | {_num(half['mean_score'], 1)} | "
+                     f"{_num(half['paired'], 1)} | {_num(r['ratio'], 2)} |")  # fmt: skip
+    return "\n".join(lines)

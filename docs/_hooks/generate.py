@@ -11,6 +11,8 @@ A page asks for a generated block with an HTML comment on a line of its own:
 - ``<!-- generated: leaderboard SUITE -->`` — the committed report cards of a benchmark suite
   (``experiments/results/benchmark/SUITE``) as one table (:mod:`craits.benchmark.leaderboard`);
   ``<!-- generated: deal-sets SUITE -->`` — the suite's deal sets, with their seeds and hashes;
+  ``<!-- generated: interval-widths SUITE -->`` — the half-widths of the 95% intervals each
+  deal set gave on the committed cards;
 - ``<!-- generated: file PATH -->`` — a file of the repository (``CHANGELOG.md``), its links to
   ``docs/X`` made links to the page ``X``.
 
@@ -149,6 +151,11 @@ def generate(kind: str, arg: str | None) -> str:
 
         found = read_cards(ROOT / "experiments" / "results" / "benchmark" / arg, arg)
         return to_markdown(rows(found)) if found else f"No card of suite {arg} is committed yet."
+    if kind == "interval-widths" and arg:
+        from craits.benchmark.leaderboard import read_cards, widths, widths_markdown
+
+        found = read_cards(ROOT / "experiments" / "results" / "benchmark" / arg, arg)
+        return widths_markdown(widths(found)) if found else "No card is committed yet."
     if kind == "deal-sets" and arg:
         return deal_sets_table(arg)
     if kind == "file" and arg:
