@@ -61,8 +61,9 @@ import numpy as np
 
 from craits.web.bots import Thinkers
 from craits.web.database import MEMORY, GameDatabase
+from craits.web.requests import NewGame
 from craits.web.server import KEEP_ALIVE
-from craits.web.sessions import NewGame, SessionStore, StoreLimits
+from craits.web.sessions import SessionStore, StoreLimits
 from craits.web.views import seat_view
 from craits_env.fileio import atomic_write_json, atomic_write_text
 from craits_env.rules import Rules
