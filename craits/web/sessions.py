@@ -352,7 +352,8 @@ class SessionStore:
         if not secrets.compare_digest(token.encode(), session.token.encode()):
             raise ApiError(403, f"wrong token for game {game_id!r}")
         session.last_used = time.monotonic()
-        self._games.move_to_end(game_id)
+        if game_id in self._games:  # (a game rebuilt just now may have left memory again)
+            self._games.move_to_end(game_id)
         if session.bot_to_move() is not None and not session.turn.locked():
             async with session.turn:
                 await self._run_bots(session)
