@@ -65,6 +65,8 @@ HELP = "help"
 QUIT = "quit"
 MAX_INVALID_IN_A_ROW = 100
 """Piped input: invalid moves in a row after which the game stops (exit status 2)."""
+MAX_CARD_NUMBER_DIGITS = 3
+"""A card's number in the hand has at most this many digits (two decks hold 104 cards)."""
 NEXT_HAND_PROMPT = "Press Enter for the next hand (or type quit) "
 _TOO_MANY_INVALID = "too many invalid moves"  # why the game stops, besides QUIT, None (EOF)
 _GO_ON = "go on"  # the game goes on
@@ -131,10 +133,7 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
         playable = ", ".join(_card(c) for c in legal if c < NUM_CARDS)
         raise MoveError(f"you cannot draw: you hold a playable card ({playable}) and must play")
     if s.isdigit():
-        k = int(s)
-        if not 1 <= k <= len(hand):
-            raise MoveError(f"no card number {k}: your cards are numbered 1 to {len(hand)}")
-        card = hand[k - 1]
+        card = hand[_card_number(s, raw, len(hand)) - 1]
     else:
         try:
             card = parse_card(s)
@@ -153,6 +152,20 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
             f"{RANK_CHARS[RANK_OF[top]]}, or an 8 or a 9"
         )
     raise MoveError(f"{_card(card)} cannot be played now: {why}")
+
+
+def _card_number(s: str, raw: str, cards: int) -> int:
+    """The number ``s`` of a card in a hand of ``cards`` cards, from 1: ASCII digits only
+    (``"٣".isdigit()`` is true and ``int("٣")`` is 3; ``int("²")`` fails)."""
+    numbered = f"your cards are numbered 1 to {cards}"
+    if not s.isascii():
+        raise MoveError(f"{raw!r:.40} is not a card number: write it in digits 0-9 ({numbered})")
+    if len(s) > MAX_CARD_NUMBER_DIGITS:
+        raise MoveError(f"no card number of {len(s)} digits: {numbered}")
+    k = int(s)
+    if not 1 <= k <= cards:
+        raise MoveError(f"no card number {k}: {numbered}")
+    return k
 
 
 def _allowed(game: Game, seat: int) -> str:

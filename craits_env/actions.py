@@ -12,6 +12,9 @@ CALL_BASE = DRAW + 1  # 53–56: call suit c, d, h, s (R4, 8 and 9)
 DECLARE = CALL_BASE + 4  # 57: declare "one card" (R7.1)
 STAY_SILENT = DECLARE + 1  # 58
 NUM_ACTIONS = STAY_SILENT + 1  # 59
+MAX_ACTION_ID_DIGITS = 9
+"""An action id typed as text is at most this many ASCII digits (``int`` of a longer one
+would be absurd: the ids end at 58)."""
 
 
 class Phase(IntEnum):
@@ -76,7 +79,13 @@ def parse_action(text: str | int) -> int:
         s = s[5:].strip()
     if len(s) == 1 and s in SUIT_CHARS:
         return CALL_BASE + SUIT_CHARS.index(s)
-    if s.isdigit():
+    if s.isdigit():  # true for "²" and "٣" too: only ASCII digits are an id (int("٣") == 3)
+        if not s.isascii():
+            raise ValueError(f"invalid action {text!r:.60}: an action id is written in "
+                             f"digits 0-9, 0 to {NUM_ACTIONS - 1}")  # fmt: skip
+        if len(s) > MAX_ACTION_ID_DIGITS:
+            raise ValueError(f"invalid action id of {len(s)} digits: expected 0 to "
+                             f"{NUM_ACTIONS - 1}")  # fmt: skip
         return parse_action(int(s))
     try:
         return parse_card(s)

@@ -420,16 +420,21 @@ class RayRollouts:
 
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's HOST:PORT before giving up
+MAX_PORT = 65535  # a TCP port is 1 to 65535, at most 5 digits
 
 
 def _check_reachable(address: str) -> None:
-    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) address accepts a connection, or one line."""
+    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) address accepts a connection, or one line.
+    The port is ASCII digits (``"٣".isdigit()`` is true and ``int("٣")`` is 3)."""
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit():
         if address != "auto":
-            raise ValueError(f"Ray address {address!r}: expected auto, HOST:PORT or "
+            raise ValueError(f"Ray address {address!r:.80}: expected auto, HOST:PORT or "
                              "ray://HOST:PORT")  # fmt: skip
         return
+    if not (port.isascii() and len(port) <= len(str(MAX_PORT)) and 1 <= int(port) <= MAX_PORT):
+        raise ValueError(f"Ray address {address!r:.80}: the port is a number 1 to {MAX_PORT} "
+                         "in digits 0-9")  # fmt: skip
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as e:
