@@ -15,6 +15,10 @@ greedy rollouts (compiled) per decision must beat the champion's move by a margi
 replace it. Its identity includes the champion's weights, so stored results of an older
 champion are never reused for a new one.
 
+``belief-search`` (``belief-search:N``) is ``champion-search`` drawing its worlds from
+:class:`~craits.agents.belief.PolicyBelief` (the expert as the opponent model) instead of the
+uniform consistent sampler; its identity names the belief's settings.
+
 An installation without the weights file gets a one-line error naming it.
 """
 
@@ -23,11 +27,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Agent
+from .belief import PolicyBelief
 from .pimc import PIMCAgent, budget
 from .playing_weights import PlayingWeightsAgent
 
 CHAMPION = "champion"
 CHAMPION_SEARCH = "champion-search"
+BELIEF_SEARCH = "belief-search"
+BELIEF_SEARCH_VERSION = 1
+"""Bump when ``belief-search`` plays differently (its belief or its budget)."""
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "champion.npz"
 SEARCH_SIMULATIONS = 2048
 """Rollouts per searched decision of ``champion-search`` (its time: the champion README)."""
@@ -52,20 +60,41 @@ def make_champion(arg: str, seed: int | None) -> Agent:
     return agent
 
 
-def make_champion_search(arg: str, seed: int | None) -> Agent:
-    """The spec ``champion-search`` / ``champion-search:N`` (N rollouts per searched move)."""
+def _simulations(name: str, arg: str) -> int:
+    """The N of ``name:N`` (default :data:`SEARCH_SIMULATIONS`); ``ValueError`` if not one."""
     simulations = SEARCH_SIMULATIONS
     if arg:
         simulations = budget(arg)
         if simulations < 1:
             raise ValueError(
-                f"agent spec '{CHAMPION_SEARCH}:{arg}': expected '{CHAMPION_SEARCH}:N', "
+                f"agent spec '{name}:{arg}': expected '{name}:N', "
                 "N rollouts per searched move (N >= 1)"
             )
+    return simulations
+
+
+def make_champion_search(arg: str, seed: int | None) -> Agent:
+    """The spec ``champion-search`` / ``champion-search:N`` (N rollouts per searched move)."""
+    simulations = _simulations(CHAMPION_SEARCH, arg)
     prior = make_champion("", seed)
     agent = PIMCAgent(simulations, seed=seed, prior=prior)
     agent.name = CHAMPION_SEARCH if not arg else f"{CHAMPION_SEARCH}:{simulations}"
     agent.identity = (  # type: ignore[attr-defined]
         f"{agent.name}@{PIMCAgent.version}+{prior.identity}"  # type: ignore[attr-defined]
+    )
+    return agent
+
+
+def make_belief_search(arg: str, seed: int | None) -> Agent:
+    """The spec ``belief-search`` / ``belief-search:N``: ``champion-search`` whose worlds come
+    from the expert-weighted belief."""
+    simulations = _simulations(BELIEF_SEARCH, arg)
+    prior = make_champion("", seed)
+    belief = PolicyBelief("expert")
+    agent = PIMCAgent(simulations, seed=seed, prior=prior, sampler=belief)
+    agent.name = BELIEF_SEARCH if not arg else f"{BELIEF_SEARCH}:{simulations}"
+    agent.identity = (  # type: ignore[attr-defined]
+        f"{agent.name}@{BELIEF_SEARCH_VERSION}+{belief.identity}+"
+        f"{prior.identity}"  # type: ignore[attr-defined]
     )
     return agent

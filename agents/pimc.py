@@ -82,6 +82,7 @@ from .rollout_policy import (
 )
 
 if TYPE_CHECKING:
+    from .belief import PolicyBelief
     from .search_rollouts import Rollouts
 
 DEFAULT_SIMULATIONS = 128
@@ -128,6 +129,9 @@ class PIMCAgent:
             (compiled for the default rollout policy, unless the compiled engine
             cannot represent the rules), ``"compiled"`` (refuses a custom rollout),
             ``"python"``. The results are the same; only the time differs.
+        sampler: where the samples come from: ``None`` (default) the uniform consistent
+            sampler above; a :class:`~craits.agents.belief.PolicyBelief`, its worlds
+            weighted by an opponent model (drawn from the same generator).
     """
 
     name = "pimc"
@@ -146,6 +150,7 @@ class PIMCAgent:
         endgame: int | None = ENDGAME,
         others: float = 1.0,
         engine: str = "auto",
+        sampler: PolicyBelief | None = None,
     ) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations: got {simulations!r}, expected a positive integer")
@@ -170,6 +175,7 @@ class PIMCAgent:
         self.prior = prior
         self.others = others
         self.endgame = endgame
+        self.sampler = sampler
         self.name = "pimc" if simulations == DEFAULT_SIMULATIONS else f"pimc:{simulations}"
         self._sample_rng, self._np_rng = _generators(seed)
         self.last_values: dict[int, float] | None = None  # the last searched decision's means
@@ -252,8 +258,12 @@ class PIMCAgent:
         hand = view.hand_index
         values: list[list[float]] = []
         default = 0
+        drawn = None if self.sampler is None else self._sampler_worlds(view, samples, sizes)
         for k in range(samples):
-            hands, stock = sample_hidden(unseen, sizes, caps, self._sample_rng)
+            if drawn is None:
+                hands, stock = sample_hidden(unseen, sizes, caps, self._sample_rng)
+            else:
+                hands, stock = drawn[k]
             root = view.determinize(hands, stock, np_rng)
             if k == 0:
                 if self.prior is not None:
@@ -296,7 +306,10 @@ class PIMCAgent:
         np_rng = self._np_rng
         from .search_sampling import compiled_samples
 
-        dealt = compiled_samples(samples, unseen, sizes, caps, self._sample_rng)
+        if self.sampler is None:
+            dealt = compiled_samples(samples, unseen, sizes, caps, self._sample_rng)
+        else:
+            dealt = self.sampler.sample(view, samples, self._sample_rng).rows
         ends = list(itertools.accumulate(sizes.values()))
         stock_size = len(unseen) - sum(sizes.values())
         rows = dealt.tolist()
@@ -340,6 +353,20 @@ class PIMCAgent:
             return python, default
         np_rng.bit_generator.state = state
         return values.tolist(), default
+
+    def _sampler_worlds(
+        self, view: SeatView, samples: int, sizes: dict[int, int]
+    ) -> list[tuple[dict[int, list[int]], list[int]]]:
+        """The sampler's worlds as ``sample_hidden`` returns them: (hands, stock)."""
+        assert self.sampler is not None
+        worlds = []
+        for row in self.sampler.sample(view, samples, self._sample_rng).rows.tolist():
+            hands, at = {}, 0
+            for s, k in sizes.items():
+                hands[s] = row[at : at + k]
+                at += k
+            worlds.append((hands, row[at:]))
+        return worlds
 
 
 def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:

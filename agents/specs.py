@@ -11,6 +11,7 @@ play``, the Gymnasium view's opponents, training opponents):
 | ``ppo:PATH`` | a ``craits train`` checkpoint, or a run directory (its ``final.pt``) |
 | ``champion`` | the strongest learned policy, committed (:mod:`craits.agents.champion`) |
 | ``champion-search[:N]`` | the champion as PIMC's prior (:mod:`craits.agents.champion`) |
+| ``belief-search[:N]`` | champion-search sampling from a belief (:mod:`craits.agents.belief`) |
 | ``MODULE:ATTR`` | your agent: ``ATTR`` of an importable module (the working directory included) |
 | ``path/to/file.py:ATTR`` | your agent: ``ATTR`` of a Python file |
 
@@ -101,6 +102,12 @@ def _champion_search(arg: str, seed: int | None) -> Agent:
     return make_champion_search(arg, seed)
 
 
+def _belief_search(arg: str, seed: int | None) -> Agent:
+    from .champion import make_belief_search
+
+    return make_belief_search(arg, seed)
+
+
 def _ppo(arg: str, seed: int | None) -> Agent:
     from .checkpoint_agent import make_ppo
 
@@ -118,6 +125,7 @@ _TABLE: dict[str, SpecEntry] = {
         SpecEntry("ppo", _ppo, ":PATH", "a craits train checkpoint or run directory"),
         SpecEntry("champion", _champion, "", "the strongest learned policy (committed), no search"),
         SpecEntry("champion-search", _champion_search, "[:N]", "the champion guiding PIMC"),
+        SpecEntry("belief-search", _belief_search, "[:N]", "champion-search on weighted worlds"),
     )
 }
 BUILTIN = tuple(_TABLE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -68,6 +68,35 @@ def _call(value: object, name: str) -> tuple[int, int] | None:
     raise ValueError(f"{name}: got {_short(value)}, allowed None or [suit 0 to 3, int >= 0]")
 
 
+class PublicStep(NamedTuple):
+    """One decision of the hand as every seat saw it (R11: all of it public): who decided,
+    in which phase, what it chose, and the table just before it — what an opponent model
+    needs to ask what that seat would have done (:mod:`craits.agents.belief`)."""
+
+    seat: int
+    phase: int
+    action: int
+    top: int
+    active_suit: int
+    count_value: int  # the count (R5), 0 when it is off
+    direction: int
+    hand_sizes: tuple[int, ...]
+    drawn: tuple[int, ...]  # per seat, cards drawn this hand before the decision
+    discard: tuple[int, ...]  # the discard pile, bottom first
+    extra_play: bool
+    king_left: int
+    jack_run: int
+
+
+def public_step(game: Game, action: int) -> PublicStep:
+    """The :class:`PublicStep` of ``action``, the current player's decision in ``game`` (taken
+    before it is applied)."""
+    return PublicStep(game.current_player, game.phase, action, game.discard[-1],
+                      game.active_suit, game.count, game.direction,
+                      tuple(len(h) for h in game.hands), tuple(game.drawn), tuple(game.discard),
+                      game.extra_play, game.king_left, game.jack_run)  # fmt: skip
+
+
 class PublicTracker:
     """Public inferences over one game, updated from each decision's events (:meth:`observe`).
 
@@ -77,7 +106,10 @@ class PublicTracker:
     say how many unknown cards the player has drawn since (0: it still holds
     none), or ``None`` when nothing is known. :meth:`last_call` is the suit a
     player last called with an 8 or a 9 (R4) and the cards it drew since — a
-    player usually calls a suit it holds. Everything resets at each new hand.
+    player usually calls a suit it holds. :attr:`steps` is the hand's decisions so far, in
+    order (:class:`PublicStep`), when every one was observed with its step (``None`` once one
+    came without: a restored tracker, one fed events alone). Everything resets at each new
+    hand.
     """
 
     def __init__(self, game: Game) -> None:
@@ -89,6 +121,7 @@ class PublicTracker:
         self._no_count_base: list[int | None] = []
         self._called: list[tuple[int, int] | None] = []  # per seat: (suit, draws then)
         self.played: list[list[int]] = []
+        self.steps: list[PublicStep] | None = []
         self._new_hand()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -96,6 +129,8 @@ class PublicTracker:
         self.__dict__.update(state)
         if "_called" not in state:
             self._called = [None] * self.num_players
+        if "steps" not in state:
+            self.steps = None
 
     def bind(self, game: Game) -> None:
         """Follow ``game`` from now on (a copy of the game this tracker followed, in the same
@@ -112,6 +147,7 @@ class PublicTracker:
         other._no_count_base = self._no_count_base[:]
         other._called = self._called[:]
         other.played = [p[:] for p in self.played]
+        other.steps = None if self.steps is None else self.steps[:]
         return other
 
     def _new_hand(self) -> None:
@@ -122,13 +158,23 @@ class PublicTracker:
         self._no_count_base = [None] * n
         self._called = [None] * n
         self.played = [[] for _ in range(n)]
+        self.steps = []
 
-    def observe(self, events: list[Event]) -> None:
+    def _record(self, step: PublicStep | None) -> None:
+        """Keep ``step`` in :attr:`steps`; without one the hand's history is incomplete."""
+        steps = self.steps
+        if step is None:
+            self.steps = None
+        elif steps is not None:
+            steps.append(step)
+
+    def observe(self, events: list[Event], step: PublicStep | None = None) -> None:
         """Take what one decision showed publicly: the ``events`` the game's ``apply``
-        returned (only the public facts of them are read)."""
+        returned (only the public facts of them are read) and its :class:`PublicStep`."""
         if any(isinstance(e, HandScored) for e in events):
             self._new_hand()  # everything inferred was about the hand that ended
             return
+        self._record(step)
         # The decision's own event comes first, after the reshuffle a draw may need.
         first = next((e for e in events if not isinstance(e, Reshuffled)), None)
         game = self._game
@@ -149,14 +195,19 @@ class PublicTracker:
         else:  # a draw leaves the active suit as it was
             self._learn(p, first.reason, game.active_suit, base)
 
-    def observe_action(self, seat: int, phase: int, suit: int, base: int, action: int) -> None:
+    def observe_action(
+        self, seat: int, phase: int, suit: int, base: int, action: int,
+        step: PublicStep | None = None,
+    ) -> None:  # fmt: skip
         """Take what one decision showed publicly, for a game whose ``apply`` tells no events
         (the batched engine's view of one game, :mod:`craits_env.vector`): ``seat``'s
         ``action`` in ``phase``, with the active ``suit`` and its draw counter before it."""
         game = self._game
         if game.hand_index != self._hand_index:
             self._new_hand()
-        elif action < NUM_CARDS:
+            return
+        self._record(step)
+        if action < NUM_CARDS:
             self.played[seat].append(action)
         elif action == DRAW and phase in (PHASE_PLAY, PHASE_COUNT):
             if not game.rules.voluntary_draw:
@@ -217,6 +268,7 @@ class PublicTracker:
         self._void_base, self._no_wild_base, self._no_count_base = void, no_wild, no_count
         self.played = played
         self._called = called
+        self.steps = None  # the decisions themselves are not in a state
 
     def void_draws(self, seat: int, suit: int) -> int | None:
         """Cards ``seat`` drew since it showed no card of ``suit``; ``None`` if unknown."""
@@ -260,11 +312,13 @@ class PublicGame:
         game = self.game
         seat = game.current_player
         phase, suit, base = game.phase, game.active_suit, game.drawn[seat]
+        # The batched engine's view of one game would rebuild a Game per decision to say it.
+        step = public_step(game, action) if type(game) is Game else None
         events: list[Event] | None = game.apply(action)
         if events is None:  # the batched engine's view of one game tells no events
-            self.tracker.observe_action(seat, phase, suit, base, action)
+            self.tracker.observe_action(seat, phase, suit, base, action, step)
             return []
-        self.tracker.observe(events)
+        self.tracker.observe(events, step)
         return events
 
     def view(self, seat: int) -> SeatView:

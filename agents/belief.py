@@ -1,0 +1,310 @@
+"""A belief over a seat's hidden cards: uniform consistent worlds, weighted by an opponent model.
+
+:func:`~craits.agents.hidden_cards.sample_hidden` deals the cards a seat cannot see uniformly
+among the worlds that fit the hard public facts (hand sizes, cards seen, suits a player
+showed it lacked, R11). The opponents' *choices* say more: a player who played a low club
+while holding (in some world) a high one it would have shed, or called hearts while
+holding (in that world) four spades, is unlikely under a model of how players choose.
+:class:`PolicyBelief` weights the uniform worlds by that evidence:
+
+1. **Candidates**: ``oversample * n`` worlds from the uniform consistent sampler (the
+   compiled twin of ``sample_hidden``, :func:`~craits.agents.search_sampling.compiled_samples`).
+2. **Evidence**: the hand's public decisions, :attr:`PublicTracker.steps
+   <craits_env.public.PublicTracker.steps>`. A decision of opponent ``j`` whose hand is
+   known in a world is one after which ``j`` drew nothing (its hand size now equals its size
+   then minus the cards it played since): its hand then was its hand in the world plus the
+   cards it played since. For each such play, count or suit call (R3.1, R5.2, R4), the
+   model (``expert`` or ``tactician``, :mod:`craits.agents.heuristics`, asked through a
+   :class:`PastView` of that moment) names its choice; the decision's probability is
+   ``(1 - epsilon) * [action == choice] + epsilon / legal`` — an action the world makes
+   illegal gets :data:`ILLEGAL` — and the world's log-weight is the sum of their logs over
+   ``temperature``. Decisions before an opponent's last draw are not used (which cards it
+   drew is not in the world), nor declarations (the models always declare, R7.1).
+3. **Resampling**: ``n`` worlds by systematic resampling of the normalised weights
+   (:func:`systematic_resample`); :attr:`BeliefSample.ess` is the candidates' effective size.
+
+This is the plain importance version, not sequential Monte Carlo: every decision weights
+fresh candidates against the hand's whole history (its cost per world:
+``experiments/results/belief/README.md``). The model's choice at a decision depends on the
+opponent's hand then and on that decision's public table only, so it is cached per
+(decision, hand). The belief reads the view's public attributes, its own hand and the
+tracker — never a hidden card: ``tests/test_card_belief.py`` permutes the hidden cards and
+finds the same samples and weights.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+
+from craits_env import NUM_CARDS
+from craits_env.actions import CALL_BASE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
+from craits_env.cards import RANK_OF, SUIT_OF, Rank
+from craits_env.public import PublicStep, PublicTracker, SeatView
+
+from .heuristics import ExpertAgent, TacticianAgent
+from .hidden_cards import seat_caps
+from .search_sampling import compiled_samples
+
+MODELS = ("expert", "tactician")
+"""The opponent models: the heuristic bots of :mod:`craits.agents.heuristics`."""
+ILLEGAL = 1e-6
+"""The probability of a decision that the world makes illegal (the hard facts' sampler has
+approximate bounds, :func:`~craits.agents.hidden_cards.seat_caps`)."""
+_WILD_RANKS = (int(Rank.EIGHT), int(Rank.NINE))
+_COUNTERS = (int(Rank.ACE), int(Rank.TWO))
+_NINE = int(Rank.NINE)
+_MODELLED = (PHASE_PLAY, PHASE_COUNT, PHASE_CALL_SUIT)
+
+
+def legal_then(step: PublicStep, hand: Sequence[int], voluntary_draw: bool) -> tuple[int, ...]:
+    """The legal actions of ``step``'s seat holding ``hand`` at that decision, ascending."""
+    if step.phase == PHASE_CALL_SUIT:  # R4: an 8 calls any suit, a 9 its own or its colour's
+        card = step.top  # the 8 or 9 just played
+        if RANK_OF[card] == _NINE:
+            own = SUIT_OF[card]
+            return tuple(sorted((CALL_BASE + own, CALL_BASE + 3 - own)))
+        return tuple(range(CALL_BASE, CALL_BASE + 4))
+    if step.phase == PHASE_COUNT:  # R5.2: aces and twos only
+        cards = {c for c in hand if RANK_OF[c] in _COUNTERS}
+    else:  # R3.1: the active suit, the top's rank, or a wild
+        suit, rank = step.active_suit, RANK_OF[step.top]
+        cards = {
+            c for c in hand if SUIT_OF[c] == suit or RANK_OF[c] == rank or RANK_OF[c] in _WILD_RANKS
+        }
+    legal = sorted(cards)
+    if not legal or voluntary_draw:  # R3.3, R5.3
+        legal.append(DRAW)
+    return tuple(legal)
+
+
+class _PastTracker:
+    """The tracker's inferences as they stood at a past decision: the draws since each
+    inference, less those made after the decision (``None`` where it was made after)."""
+
+    def __init__(self, tracker: PublicTracker, since: Sequence[int]) -> None:
+        self._tracker = tracker
+        self._since = since  # per seat, cards drawn after the decision
+
+    def _then(self, draws: int | None, seat: int) -> int | None:
+        if draws is None:
+            return None
+        then = draws - self._since[seat]
+        return then if then >= 0 else None
+
+    def void_draws(self, seat: int, suit: int) -> int | None:
+        return self._then(self._tracker.void_draws(seat, suit), seat)
+
+    def no_wild_draws(self, seat: int) -> int | None:
+        return self._then(self._tracker.no_wild_draws(seat), seat)
+
+    def no_count_draws(self, seat: int) -> int | None:
+        return self._then(self._tracker.no_count_draws(seat), seat)
+
+
+class PastView:
+    """What the seat of a past decision saw (a :class:`~craits_env.public.SeatView`'s
+    attributes that the heuristic bots read), in a world where its hand was ``hand``."""
+
+    def __init__(
+        self, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView,
+        tracker: _PastTracker,
+    ) -> None:  # fmt: skip
+        self.seat = step.seat
+        self.hand = hand
+        self.legal_actions = legal
+        self.phase = step.phase
+        self.top = step.top
+        self.active_suit = step.active_suit
+        self.count = step.count_value
+        self.direction = step.direction
+        self.hand_sizes = list(step.hand_sizes)
+        self.discard = list(step.discard)
+        self.extra_play = step.extra_play
+        self.king_cards_left = step.king_left
+        self.jack_run = step.jack_run
+        self.num_players = view.num_players
+        self.rules = view.rules
+        self.tracker = tracker
+
+
+class BeliefSample(NamedTuple):
+    """Worlds of a belief: ``rows[k]`` holds the other seats' hands (in seat order, sizes
+    ``sizes``), then the stock (next card first), as
+    :func:`~craits.agents.search_sampling.compiled_samples` lays them out."""
+
+    rows: np.ndarray
+    weights: np.ndarray  # normalised
+    ess: float  # the effective sample size of the weighted candidates
+    candidates: int
+
+
+def systematic_resample(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` indices drawn by systematic resampling of the normalised ``weights`` (one
+    uniform draw: index ``i`` appears ``floor`` or ``ceil`` of ``n * weights[i]`` times)."""
+    edges = np.cumsum(weights)
+    edges[-1] = 1.0
+    points = (rng.random() + np.arange(n)) / n
+    return np.searchsorted(edges, points, side="right")
+
+
+class PolicyBelief:
+    """Worlds consistent with everything public, weighted by an opponent model (module doc).
+
+    Args:
+        model: ``"expert"`` or ``"tactician"`` (:data:`MODELS`).
+        temperature: the log-likelihood of the decisions is divided by it (higher: softer).
+        epsilon: the probability a modelled player plays uniformly among its legal actions.
+        oversample: candidates drawn per world returned by :meth:`sample`.
+    """
+
+    def __init__(
+        self, model: str = "expert", temperature: float = 1.0, epsilon: float = 0.1,
+        oversample: int = 4,
+    ) -> None:  # fmt: skip
+        if model not in MODELS:
+            raise ValueError(f"model: got {model!r}, allowed one of {', '.join(MODELS)}")
+        if not temperature > 0 or not 0 < epsilon <= 1 or oversample < 1:
+            raise ValueError(
+                f"temperature {temperature!r} > 0, 0 < epsilon {epsilon!r} <= 1 and "
+                f"oversample {oversample!r} >= 1 expected"
+            )
+        self.model = model
+        self.temperature = temperature
+        self.epsilon = epsilon
+        self.oversample = oversample
+        agent: TacticianAgent = ExpertAgent() if model == "expert" else TacticianAgent()
+        self._agent = agent
+        self._choices: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._for: tuple[int, int, int, PublicStep] | None = (
+            None  # the view's (id, hand, steps) cached
+        )
+
+    @property
+    def identity(self) -> str:
+        """The belief's settings, for an agent's identity."""
+        return (f"belief({self.model},T={self.temperature:g},eps={self.epsilon:g},"
+                f"x{self.oversample})")  # fmt: skip
+
+    # -- the worlds --------------------------------------------------------------------
+
+    def layout(self, view: SeatView) -> tuple[dict[int, int], dict[int, list[int]], list[int]]:
+        """The other seats' hand sizes, their bounds and the unseen cards of ``view``."""
+        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat}
+        caps = {s: seat_caps(view.tracker, s) for s in sizes}
+        return sizes, caps, view.unseen_cards()
+
+    def candidates(self, view: SeatView, k: int, rng: np.random.Generator) -> BeliefSample:
+        """``k`` uniform consistent worlds with their normalised weights under the model."""
+        sizes, caps, unseen = self.layout(view)
+        rows = compiled_samples(k, unseen, sizes, caps, rng)
+        scorer = self.scorer(view)
+        logw = np.array([scorer(row) for row in rows.tolist()])
+        weights = np.exp(logw - logw.max())
+        weights /= weights.sum()
+        return BeliefSample(rows, weights, float(1.0 / np.sum(weights**2)), k)
+
+    def sample(self, view: SeatView, n: int, rng: np.random.Generator) -> BeliefSample:
+        """``n`` worlds resampled from ``oversample * n`` weighted candidates (weights 1/n)."""
+        pool = self.candidates(view, self.oversample * n, rng)
+        picked = systematic_resample(pool.weights, n, rng)
+        return BeliefSample(pool.rows[picked], np.full(n, 1.0 / n), pool.ess, pool.candidates)
+
+    def log_likelihood(self, view: SeatView, hands: dict[int, Sequence[int]]) -> float:
+        """The log-weight of the world where the other seats hold ``hands`` (natural log, up
+        to the uniform prior's constant): the model's evidence of the hand's decisions."""
+        sizes, _, unseen = self.layout(view)
+        row = [c for s in sizes for c in hands.get(s, ())]
+        return self.scorer(view)(row + [0] * (len(unseen) - len(row)))
+
+    # -- the evidence ------------------------------------------------------------------
+
+    def scorer(self, view: SeatView) -> Callable[[list[int]], float]:
+        """The log-weight of a world given as a row of :class:`BeliefSample`."""
+        steps = view.tracker.steps
+        if not steps:  # no decision yet, or a history not kept (a restored tracker)
+            return lambda row: 0.0
+        key = (id(view.tracker), view.hand_index, len(steps), steps[-1])
+        if self._for != key:  # a new position: the cached choices were of another history
+            self._choices = {}
+            self._for = key
+        sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat}
+        offsets: dict[int, int] = {}
+        at = 0
+        for s, k in sizes.items():
+            offsets[s] = at
+            at += k
+        evidence = self._evidence(view, steps)
+        if not evidence:
+            return lambda row: 0.0
+        log_eps = [math.log(self.epsilon / n) for n in range(1, 60)]
+        log_hit = [math.log(1.0 - self.epsilon + self.epsilon / n) for n in range(1, 60)]
+        log_illegal, scale = math.log(ILLEGAL), 1.0 / self.temperature
+        voluntary = bool(view.rules.voluntary_draw)
+        choose = self._choose
+
+        def score(row: list[int]) -> float:
+            total = 0.0
+            for i, step, later in evidence:
+                j = step.seat
+                hand = sorted(row[offsets[j] : offsets[j] + sizes[j]] + later)
+                legal = legal_then(step, hand, voluntary)
+                if step.action not in legal:
+                    total += log_illegal
+                    continue
+                n = len(legal)
+                if n == 1:
+                    continue
+                hit = choose(i, step, hand, legal, view) == step.action
+                total += log_hit[n - 1] if hit else log_eps[n - 1]
+            return total * scale
+
+        return score
+
+    def _evidence(
+        self, view: SeatView, steps: list[PublicStep]
+    ) -> list[tuple[int, PublicStep, list[int]]]:
+        """The decisions of opponents whose hand then a world tells: ``(index, step, cards
+        the seat played from then on)``, for decisions after the seat's last draw."""
+        now = view.hand_sizes
+        played_after: dict[int, list[int]] = {s: [] for s in range(view.num_players)}
+        out = []
+        for i in range(len(steps) - 1, -1, -1):
+            step = steps[i]
+            j = step.seat
+            if step.action < NUM_CARDS and step.phase in (PHASE_PLAY, PHASE_COUNT):
+                played_after[j].append(step.action)
+            if j == view.seat or step.phase not in _MODELLED:
+                continue
+            drew_since = now[j] - step.hand_sizes[j] + len(played_after[j])
+            if drew_since == 0:
+                out.append((i, step, played_after[j][:]))
+        return out
+
+    def _choose(
+        self, i: int, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView
+    ) -> int:
+        """The model's action at decision ``i`` holding ``hand`` (cached per hand)."""
+        key = (i, tuple(hand))
+        choice = self._choices.get(key)
+        if choice is None:
+            now = view.hand_sizes
+            steps = cast(list[PublicStep], view.tracker.steps)
+            played = [0] * view.num_players
+            for later in steps[i:]:
+                if later.action < NUM_CARDS and later.phase in (PHASE_PLAY, PHASE_COUNT):
+                    played[later.seat] += 1
+            since = [now[s] - step.hand_sizes[s] + played[s] for s in range(view.num_players)]
+            past = cast(Any, PastView(step, hand, legal, view, _PastTracker(view.tracker, since)))
+            agent = self._agent
+            if step.phase == PHASE_PLAY:
+                choice = agent.play(past, legal)
+            elif step.phase == PHASE_COUNT:
+                choice = agent.count(past, legal)
+            else:
+                choice = agent.call(past, legal)
+            self._choices[key] = choice
+        return choice

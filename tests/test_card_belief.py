@@ -1,0 +1,198 @@
+"""The belief over hidden cards (craits.agents.belief): consistent, normalised, seeded, blind,
+and moved by the evidence the way the opponents' choices point."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from craits.agents.belief import PolicyBelief, legal_then, systematic_resample
+from craits.agents.heuristics import ExpertAgent
+from craits.agents.pimc import PIMCAgent
+from craits.agents.specs import resolve_agent
+from craits_env import Game, Rules
+from craits_env.actions import CALL_BASE, PHASE_CALL_SUIT
+from craits_env.cards import RANK_OF, SUIT_OF, Rank
+from craits_env.public import PublicGame, SeatView
+
+RULES = Rules(hand_sizes=(8, 5, 3))
+WILD = (Rank.EIGHT, Rank.NINE)
+COUNTERS = (Rank.ACE, Rank.TWO)
+
+
+def endgame_views(games: int, first_seed: int) -> Iterator[tuple[Game, PublicGame, SeatView]]:
+    """Seat 0's decisions with a choice near the end of hands of 4 x expert games."""
+    agents = [ExpertAgent() for _ in range(4)]
+    for g in range(games):
+        game = Game(4, RULES, seed=first_seed + g)
+        public = PublicGame(game)
+        while not game.is_over:
+            p = game.current_player
+            view = public.view(p)
+            if p == 0 and len(view.legal_actions) > 1 and min(view.hand_sizes) <= 3:
+                yield game, public, view
+            public.apply(agents[p].act(view))
+
+
+def split(row: list[int], view: SeatView) -> tuple[dict[int, list[int]], list[int]]:
+    hands, at = {}, 0
+    for s, k in enumerate(view.hand_sizes):
+        if s != view.seat:
+            hands[s] = row[at : at + k]
+            at += k
+    return hands, row[at:]
+
+
+def test_every_world_is_consistent_and_the_weights_are_normalised() -> None:
+    belief = PolicyBelief("expert")
+    rng = np.random.default_rng(3)
+    checked = voids = 0
+    for _, _, view in endgame_views(3, 41):
+        pool = belief.candidates(view, 24, rng)
+        assert pool.weights.sum() == pytest.approx(1.0) and (pool.weights >= 0).all()
+        assert 1.0 <= pool.ess <= 24.0 + 1e-9
+        worlds = belief.sample(view, 8, rng)
+        assert worlds.rows.shape == (8, len(view.unseen_cards()))
+        assert np.allclose(worlds.weights, 1 / 8)
+        for row in worlds.rows.tolist():
+            hands, stock = split(row, view)
+            assert Counter(row) == Counter(view.unseen_cards())  # no seen card, none twice
+            for s, cards in hands.items():
+                assert len(cards) == view.hand_sizes[s]
+                tracker = view.tracker  # a seat that showed it had no card of a kind holds
+                bounds = [  # at most as many of them as it has drawn since
+                    (tracker.void_draws(s, suit), [c for c in cards if SUIT_OF[c] == suit])
+                    for suit in range(4)
+                ] + [
+                    (tracker.no_wild_draws(s), [c for c in cards if RANK_OF[c] in WILD]),
+                    (tracker.no_count_draws(s), [c for c in cards if RANK_OF[c] in COUNTERS]),
+                ]
+                for cap, held in bounds:
+                    if cap is not None and cap < len(cards):
+                        assert len(held) <= cap
+                        voids += 1
+            view.determinize(hands, stock, np.random.default_rng(0))  # it checks the world
+            checked += 1
+    assert checked > 200 and voids > 20
+
+
+def test_the_same_seed_gives_the_same_worlds() -> None:
+    belief = PolicyBelief("expert")
+    for k, (_, _, view) in enumerate(endgame_views(1, 7)):
+        if k == 5:
+            break
+        a = belief.candidates(view, 32, np.random.default_rng(11))
+        b = PolicyBelief("expert").candidates(view, 32, np.random.default_rng(11))
+        assert np.array_equal(a.rows, b.rows) and np.array_equal(a.weights, b.weights)
+        c = belief.sample(view, 8, np.random.default_rng(11))
+        assert np.array_equal(c.rows, belief.sample(view, 8, np.random.default_rng(11)).rows)
+
+
+def test_permuting_the_hidden_cards_changes_nothing() -> None:
+    """Blindness: the same public history over another deal of the hidden cards (opponents'
+    hands and the stock permuted) gives the same candidates, weights and resampled worlds."""
+    belief = PolicyBelief("expert")
+    perm = np.random.default_rng(5)
+    compared = informative = 0
+    for game, public, view in endgame_views(2, 19):
+        unseen = view.unseen_cards()
+        shuffled = [int(c) for c in perm.permutation(unseen)]
+        hands, stock = split(shuffled, view)
+        other_game = view.determinize(hands, stock, np.random.default_rng(0))
+        other = PublicGame(other_game)
+        other.tracker = public.tracker.copy_for(other_game)
+        other_view = other.view(view.seat)
+        assert other_view.hand == view.hand and other_game.hands != game.hands
+        a = belief.candidates(view, 16, np.random.default_rng(2))
+        b = belief.candidates(other_view, 16, np.random.default_rng(2))
+        assert np.array_equal(a.rows, b.rows) and np.array_equal(a.weights, b.weights)
+        compared += 1
+        informative += bool(a.weights.max() > a.weights.min())
+    assert compared > 25 and informative > 10
+
+
+def test_the_true_world_is_what_the_model_predicts_and_weighs_more() -> None:
+    """With expert opponents, the expert model names the action they took at every decision it
+    reads in the true world (its view of the past is exact but for rare re-learned voids), and
+    the true world's weight beats the mean candidate's."""
+    belief = PolicyBelief("expert")
+    rng = np.random.default_rng(8)
+    hits = misses = 0
+    gains = []
+    for game, _, view in endgame_views(3, 77):
+        steps = view.tracker.steps
+        assert steps is not None
+        for i, step, later in belief._evidence(view, steps):
+            hand = sorted(list(game.hands[step.seat]) + later)
+            legal = legal_then(step, hand, False)
+            assert step.action in legal  # the true world makes every decision legal
+            if len(legal) > 1:
+                chosen = belief._choose(i, step, hand, legal, view)
+                hits += chosen == step.action
+                misses += chosen != step.action
+        true = belief.log_likelihood(view, {s: list(game.hands[s]) for s in range(1, 4)})
+        pool = belief.candidates(view, 64, rng)
+        scores = [belief.scorer(view)(row) for row in pool.rows.tolist()]
+        gains.append(true - np.log(np.mean(np.exp(scores))))  # against the mean weight
+    assert hits > 100 and misses <= hits // 50
+    assert np.mean(gains) > 1.0  # nats: the true world weighs e times the mean candidate
+
+
+def test_an_eight_called_against_the_held_suit_moves_the_weight() -> None:
+    """Scripted: an opponent played an 8 and called a suit; a world in which it held more of
+    another suit than of the called one is weighed less than one in which it held the called
+    suit (the expert calls the suit it holds most)."""
+    belief = PolicyBelief("expert")
+    for game, _, view in endgame_views(6, 101):
+        steps = view.tracker.steps
+        assert steps is not None
+        for _, step, later in belief._evidence(view, steps):
+            if step.phase != PHASE_CALL_SUIT or later:  # a suit call, with no play since
+                continue
+            seat = step.seat
+            held = sorted(game.hands[seat])
+            if len(held) < 2 or RANK_OF[step.top] != Rank.EIGHT:
+                continue
+            called = step.action - CALL_BASE
+            suits = Counter(SUIT_OF[c] for c in held if RANK_OF[c] not in WILD)
+            if suits.get(called, 0) < 2:
+                continue
+            # A world where its called-suit cards went to the stock, replaced by another suit's.
+            hands = {s: list(game.hands[s]) for s in range(1, 4) if s != view.seat}
+            stock = list(game.stock)
+            others = [c for c in stock if SUIT_OF[c] != called and RANK_OF[c] not in WILD]
+            mine = [c for c in held if SUIT_OF[c] == called and RANK_OF[c] not in WILD]
+            if len(others) < len(mine) or len({SUIT_OF[c] for c in others[: len(mine)]}) != 1:
+                continue
+            swapped = [c for c in held if c not in mine] + others[: len(mine)]
+            moved = dict(hands) | {seat: swapped}
+            true = belief.log_likelihood(view, hands)
+            assert belief.log_likelihood(view, moved) < true
+            return
+    pytest.fail("no suit call to test in these games")
+
+
+def test_systematic_resampling_keeps_each_weight_to_within_one() -> None:
+    weights = np.array([0.5, 0.25, 0.125, 0.125])
+    picked = systematic_resample(weights, 8, np.random.default_rng(0))
+    assert Counter(picked.tolist()) == {0: 4, 1: 2, 2: 1, 3: 1}
+
+
+def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -> None:
+    agent, identity = resolve_agent("belief-search:64", 0, num_players=4)
+    assert isinstance(agent, PIMCAgent) and agent.sampler is not None
+    assert identity.startswith("belief-search:64@1+belief(expert,T=1,eps=0.1,x4)+ppo@")
+    _, champion = resolve_agent("champion-search:64", 0, num_players=4)
+    assert champion.startswith(f"champion-search:64@{PIMCAgent.version}+ppo@")
+    assert PIMCAgent(64).sampler is None and resolve_agent("pimc", 1)[1] == "pimc@2"
+    for python in (False, True):  # the compiled and the Python rollouts take its worlds
+        search = PIMCAgent(
+            32, seed=3, sampler=PolicyBelief(), engine="python" if python else "auto"
+        )
+        for k, (_, _, view) in enumerate(endgame_views(1, 5)):
+            assert search.act(view) in view.legal_actions  # a live view: act while it holds
+            if k == 2:
+                break
