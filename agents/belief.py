@@ -54,6 +54,8 @@ MODELS = ("expert", "tactician")
 ILLEGAL = 1e-6
 """The probability of a decision that the world makes illegal (the hard facts' sampler has
 approximate bounds, :func:`~craits.agents.hidden_cards.seat_caps`)."""
+MAX_LEGAL = NUM_CARDS + 1
+"""The most legal actions a decision has (every card and DRAW)."""
 _WILD_RANKS = (int(Rank.EIGHT), int(Rank.NINE))
 _COUNTERS = (int(Rank.ACE), int(Rank.TWO))
 _NINE = int(Rank.NINE)
@@ -158,24 +160,31 @@ class PolicyBelief:
         model: ``"expert"`` or ``"tactician"`` (:data:`MODELS`).
         temperature: the log-likelihood of the decisions is divided by it (higher: softer).
         epsilon: the probability a modelled player plays uniformly among its legal actions.
-        oversample: candidates drawn per world returned by :meth:`sample`.
+        oversample: candidates drawn per world returned by :meth:`sample`...
+        limit: ...but no more than ``limit`` candidates (or ``n``, if more) per call.
     """
 
     def __init__(
         self, model: str = "expert", temperature: float = 1.0, epsilon: float = 0.1,
-        oversample: int = 4,
+        oversample: int = 4, limit: int = 512,
     ) -> None:  # fmt: skip
         if model not in MODELS:
             raise ValueError(f"model: got {model!r}, allowed one of {', '.join(MODELS)}")
-        if not temperature > 0 or not 0 < epsilon <= 1 or oversample < 1:
+        if not temperature > 0 or not 0 < epsilon <= 1 or oversample < 1 or limit < 1:
             raise ValueError(
                 f"temperature {temperature!r} > 0, 0 < epsilon {epsilon!r} <= 1 and "
-                f"oversample {oversample!r} >= 1 expected"
+                f"oversample {oversample!r}, limit {limit!r} >= 1 expected"
             )
         self.model = model
         self.temperature = temperature
         self.epsilon = epsilon
         self.oversample = oversample
+        self.limit = limit
+        # Per number of legal actions n: the log-probability of a miss and of a hit.
+        self._log_eps = [0.0] + [math.log(epsilon / n) for n in range(1, MAX_LEGAL + 1)]
+        self._log_hit = [0.0] + [
+            math.log(1.0 - epsilon + epsilon / n) for n in range(1, MAX_LEGAL + 1)
+        ]
         agent: TacticianAgent = ExpertAgent() if model == "expert" else TacticianAgent()
         self._agent = agent
         self._choices: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -187,7 +196,7 @@ class PolicyBelief:
     def identity(self) -> str:
         """The belief's settings, for an agent's identity."""
         return (f"belief({self.model},T={self.temperature:g},eps={self.epsilon:g},"
-                f"x{self.oversample})")  # fmt: skip
+                f"x{self.oversample},<={self.limit})")  # fmt: skip
 
     # -- the worlds --------------------------------------------------------------------
 
@@ -208,8 +217,9 @@ class PolicyBelief:
         return BeliefSample(rows, weights, float(1.0 / np.sum(weights**2)), k)
 
     def sample(self, view: SeatView, n: int, rng: np.random.Generator) -> BeliefSample:
-        """``n`` worlds resampled from ``oversample * n`` weighted candidates (weights 1/n)."""
-        pool = self.candidates(view, self.oversample * n, rng)
+        """``n`` worlds resampled from ``oversample * n`` weighted candidates, at most
+        ``limit`` (or ``n``); the worlds' weights are then ``1 / n``."""
+        pool = self.candidates(view, max(n, min(self.oversample * n, self.limit)), rng)
         picked = systematic_resample(pool.weights, n, rng)
         return BeliefSample(pool.rows[picked], np.full(n, 1.0 / n), pool.ess, pool.candidates)
 
@@ -240,8 +250,7 @@ class PolicyBelief:
         evidence = self._evidence(view, steps)
         if not evidence:
             return lambda row: 0.0
-        log_eps = [math.log(self.epsilon / n) for n in range(1, 60)]
-        log_hit = [math.log(1.0 - self.epsilon + self.epsilon / n) for n in range(1, 60)]
+        log_eps, log_hit = self._log_eps, self._log_hit
         log_illegal, scale = math.log(ILLEGAL), 1.0 / self.temperature
         voluntary = bool(view.rules.voluntary_draw)
         choose = self._choose
@@ -259,7 +268,7 @@ class PolicyBelief:
                 if n == 1:
                     continue
                 hit = choose(i, step, hand, legal, view) == step.action
-                total += log_hit[n - 1] if hit else log_eps[n - 1]
+                total += log_hit[n] if hit else log_eps[n]
             return total * scale
 
         return score

@@ -184,7 +184,7 @@ def test_systematic_resampling_keeps_each_weight_to_within_one() -> None:
 def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -> None:
     agent, identity = resolve_agent("belief-search:64", 0, num_players=4)
     assert isinstance(agent, PIMCAgent) and agent.sampler is not None
-    assert identity.startswith("belief-search:64@1+belief(expert,T=1,eps=0.1,x4)+ppo@")
+    assert identity.startswith("belief-search:64@1+belief(expert,T=1,eps=0.1,x4,<=512)+ppo@")
     _, champion = resolve_agent("champion-search:64", 0, num_players=4)
     assert champion.startswith(f"champion-search:64@{PIMCAgent.version}+ppo@")
     assert PIMCAgent(64).sampler is None and resolve_agent("pimc", 1)[1] == "pimc@2"
