@@ -28,7 +28,7 @@ from .deal_sets import DEALS_DIR, DealSet, load
 
 ZOO = ("random", "greedy", "tactician", "expert", "champion", "pimc", "champion-search")
 """The frozen opponents of suite v1, weakest first (as the committed ladder ranks them)."""
-SEARCHING = frozenset({"pimc", "champion-search", "openspiel-ismcts"})
+SEARCHING = frozenset({"pimc", "champion-search", "belief-search", "openspiel-ismcts"})
 """Spec names that search at every decision: met on the small deal sets only."""
 REFERENCE = "expert"
 """The agent whose score, in the same seat of the same deal, a paired estimate subtracts."""
