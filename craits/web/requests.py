@@ -54,7 +54,8 @@ PATH_SPECS = ("ppo",)  # specs of the table whose argument names a file: never f
 MAX_SPEC_NUMBER = 2048  # a client's pimc:N at most this (N rollouts per searched decision)
 
 
-NUMBERED_SPECS = ("pimc", "champion-search")  # table specs that take ":N" (a budget)
+# the table specs that take ":N" (a budget)
+NUMBERED_SPECS = ("pimc", "champion-search", "belief-search", "openspiel-ismcts")
 
 
 def table_specs() -> list[str]:
