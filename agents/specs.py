@@ -12,6 +12,7 @@ play``, the Gymnasium view's opponents, training opponents):
 | ``champion`` | the strongest learned policy, committed (:mod:`craits.agents.champion`) |
 | ``champion-search[:N]`` | the champion as PIMC's prior (:mod:`craits.agents.champion`) |
 | ``belief-search[:N]`` | champion-search sampling from a belief (:mod:`craits.agents.belief`) |
+| ``openspiel-ismcts[:N]`` | OpenSpiel's IS-MCTS (:mod:`craits.agents.openspiel_bots`) |
 | ``MODULE:ATTR`` | your agent: ``ATTR`` of an importable module (the working directory included) |
 | ``path/to/file.py:ATTR`` | your agent: ``ATTR`` of a Python file |
 
@@ -108,6 +109,12 @@ def _belief_search(arg: str, seed: int | None) -> Agent:
     return make_belief_search(arg, seed)
 
 
+def _openspiel_ismcts(arg: str, seed: int | None) -> Agent:
+    from .openspiel_bots import make_ismcts  # a missing extra: one line naming it
+
+    return make_ismcts(arg, seed)
+
+
 def _ppo(arg: str, seed: int | None) -> Agent:
     from .checkpoint_agent import make_ppo
 
@@ -126,6 +133,7 @@ _TABLE: dict[str, SpecEntry] = {
         SpecEntry("champion", _champion, "", "the strongest learned policy (committed), no search"),
         SpecEntry("champion-search", _champion_search, "[:N]", "the champion guiding PIMC"),
         SpecEntry("belief-search", _belief_search, "[:N]", "champion-search on weighted worlds"),
+        SpecEntry("openspiel-ismcts", _openspiel_ismcts, "[:N]", "OpenSpiel's IS-MCTS (extra)"),
     )
 }
 BUILTIN = tuple(_TABLE)

@@ -34,6 +34,14 @@ again, uniformly over the deals consistent with what the public history proves
 ``[(hands, stock)]`` (seat -> cards of every other seat; the stock, next card first)
 supplies the world instead; it is checked to be a deal of the unseen cards. The new world
 holds the player's view of the past; its history is not a replayable action list.
+
+A bot seated at a live game sees a :class:`~craits_env.public.SeatView` — the position and
+the public inferences, not the events before it. :func:`state_from_view` makes the state such
+a bot searches from: that position, with hidden cards the caller dealt from the seat's
+information only, and every seat's view of the past the public position
+(:class:`~.openspiel_infostate.Resampled` entries), so that ``resample_from_infostate`` works
+from it and keeps the seat's information-state string. :func:`params_from_rules` gives the
+game's parameters for a table.
 """
 
 from __future__ import annotations
@@ -59,7 +67,7 @@ from ..engine import Game  # noqa: E402
 from ..events import event_from_dict  # noqa: E402
 from ..game_state import NeedsRandomness  # noqa: E402
 from ..observation import ObservationEncoder  # noqa: E402
-from ..public import PublicGame, PublicTracker  # noqa: E402
+from ..public import PublicGame, PublicTracker, SeatView  # noqa: E402
 from ..rewards import win_shares  # noqa: E402
 from ..rules import Rules, check_num_players  # noqa: E402
 from .openspiel_infostate import InfoStateLayout, Resampled, info_string, seat_view  # noqa: E402
@@ -107,6 +115,21 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=PARAMETERS,
 )
+
+
+def params_from_rules(num_players: int, rules: Rules) -> dict[str, Any]:
+    """The game's parameters for ``num_players`` seats playing ``rules`` (those that differ from
+    the defaults): the inverse of :func:`rules_from_params`."""
+    params: dict[str, Any] = {"players": num_players}
+    for name in _RULE_FIELDS:
+        value = getattr(rules, name)
+        if name == "hand_sizes":
+            value = hand_sizes_param(value)
+        elif name == "num_decks":
+            value = value or 0
+        if value != PARAMETERS[name]:
+            params[name] = value
+    return params
 
 
 def rules_from_params(params: dict[str, Any]) -> tuple[int, Rules, int]:
@@ -403,6 +426,34 @@ class CraitsState(pyspiel.State):
     def seat_log(self, seat: int) -> list[Any]:
         """``seat``'s view of the game's events so far (its information state)."""
         return seat_view(self._log, seat)
+
+
+def state_from_view(
+    game: CraitsGame, view: SeatView, hands: dict[int, list[int]], stock: list[int]
+) -> CraitsState:
+    """A state of ``game`` in the position of ``view`` (see the module docstring): the other
+    seats hold ``hands`` (seat -> cards) and the stock is ``stock`` (next card first), a deal
+    of ``view.unseen_cards()`` within every seat's public bounds that the caller drew from
+    the seat's information alone (R11); chance nodes from here. ``ValueError`` if the table
+    is not ``game``'s or the deal is not such a deal."""
+    if (view.num_players, view.rules) != (game.players, game.rules):
+        other = "" if view.rules == game.rules else ", other rules"
+        raise ValueError(
+            f"state_from_view: the view's table ({view.num_players} players{other}) is not "
+            f"the game's ({game.players} players)"
+        )
+    tracker = view.tracker
+    for s, cards in hands.items():
+        bound = None if s == view.seat else seat_bounds(tracker, s)
+        if bound is not None and not bound.holds(cards):
+            raise ValueError(f"state_from_view: seat {s}'s hand breaks what its draws showed")
+    world = view.determinize(hands, stock, None)  # ValueError unless a deal of the unseen cards
+    world.forget_randomness()
+    state = CraitsState(game)
+    state.engine, state._need, state._dealer = world, None, world.first_dealer
+    state._log = [Resampled(s, tuple(h)) for s, h in enumerate(world.hands)]
+    state._tracker = tracker.copy_for(world)
+    return state
 
 
 def _install(engine: Game, need: tuple[Any, ...], order: bytes) -> None:
