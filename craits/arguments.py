@@ -12,7 +12,8 @@ from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 SPECS_HELP = (
     "agent specs: random, greedy, tactician, expert, pimc[:N], ppo:PATH (a checkpoint or a run "
-    "directory), MODULE:ATTR or path/to/file.py:ATTR (your own agent; see the README)"
+    "directory), openspiel-ismcts[:N] (extra openspiel), MODULE:ATTR or path/to/file.py:ATTR "
+    "(your own agent; see the README)"
 )
 
 
