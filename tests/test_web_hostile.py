@@ -261,6 +261,8 @@ def test_the_app_refuses_large_bodies_and_caps_every_error_line(c: Any) -> None:
         ("pimc: 3", "digits 0-9"),
         ("champion-search:²", "N of champion-search:N"),
         ("pimc:99999999999999999999", "the number is at most 2048"),
+        ("belief-search:٣", "N of belief-search:N"),
+        ("openspiel-ismcts:33", "the number is at most 32"),  # ~10 ms a simulation
     ],
 )
 def test_a_spec_number_is_ascii_digits_and_bounded(c: Any, opponent: str, fragment: str) -> None:

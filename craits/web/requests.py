@@ -52,6 +52,7 @@ class NewGame:
 
 PATH_SPECS = ("ppo",)  # specs of the table whose argument names a file: never from a client
 MAX_SPEC_NUMBER = 2048  # a client's pimc:N at most this (N rollouts per searched decision)
+SPEC_NUMBER_CAPS = {"openspiel-ismcts": 32}  # N at most this for these (a simulation is ~10 ms)
 
 
 # the table specs that take ":N" (a budget)
@@ -82,9 +83,10 @@ def check_spec(spec: object, extra: Collection[str]) -> str:
         return spec
     name, sep, arg = spec.partition(":")
     if name in table_specs() and (not sep or (arg.isascii() and arg.isdigit())):
-        if sep and int(arg) > MAX_SPEC_NUMBER:
+        cap = SPEC_NUMBER_CAPS.get(name, MAX_SPEC_NUMBER)
+        if sep and int(arg) > cap:
             raise bad_request(
-                f"opponent {spec!r}: the number is at most {MAX_SPEC_NUMBER} here "
+                f"opponent {spec!r}: the number is at most {cap} here "
                 "(a larger one must be allowed when the server starts: --agents)"
             )
         return spec
