@@ -51,16 +51,19 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
 class CardText:
-    """Cards and suits as text: ``7♣`` with suit symbols, ``7c`` without."""
+    """Cards and suits as text: ``7♣`` with suit symbols, ``7c`` without (each card's text
+    made once)."""
 
     def __init__(self, symbols: bool = True) -> None:
         self.suits = SUIT_SYMBOLS if symbols else SUIT_CHARS
+        self._strs = tuple(RANK_CHARS[RANK_OF[c]] + self.suits[SUIT_OF[c]]
+                           for c in range(NUM_CARDS))  # fmt: skip
 
     def card(self, c: int) -> str:
-        return RANK_CHARS[RANK_OF[c]] + self.suits[SUIT_OF[c]]
+        return self._strs[c]
 
     def cards(self, cards: Sequence[int]) -> str:
-        return " ".join(self.card(c) for c in cards)
+        return " ".join([self._strs[c] for c in cards])
 
     def suit(self, s: int) -> str:
         """``"♥ hearts"``"""
@@ -291,14 +294,14 @@ class Narrator:
             return []
         if ctx == "free":
             return ["no function in a king's sequence"]
-        rank, who = RANK_OF[card], self.who(p)
+        rank = RANK_OF[card]
         face = self._rules.face_cards
         if rank == Rank.TWO:
             return ["the count starts at 2"]
         if rank == Rank.SIX:
-            return [f"another play for {who}"]
+            return [f"another play for {self.who(p)}"]
         if rank == Rank.KING and face:
-            return [f"three more cards for {who}"]
+            return [f"three more cards for {self.who(p)}"]
         if rank == Rank.TEN:
             turned = [e.direction for e in events if isinstance(e, Reversed)]
             return ["play now goes " + ("left" if turned[:1] == [1] else "right")]

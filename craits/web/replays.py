@@ -12,14 +12,24 @@ A frame: ``hand_index``, ``hand_size``, ``dealer``, ``hands``, ``hand_sizes``, `
 ``active_suit``, ``count``, ``direction``, ``phase``, ``current_player``, ``scores``,
 ``stock_size``, ``went_out``, ``decision`` (``{"player", "action", "label"}``, ``null``
 for the deal) and ``lines`` (events as in the seat view: ``{"hand", "kind", "text"}``).
+Frames share the lists that did not change between them (a seat's hand, the scores …):
+they are to be encoded, not changed in place.
+
+A frame costs what changed at its decision, not the whole table. The frames hold no
+reference cycles, so the cycle collector is paused while they are made
+(:func:`collector_paused`): left on, it walked the growing frames again and again, half the
+time of a 400-hand game (``experiments/results/web/replay.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from craits_env.actions import PHASE_NAMES, action_str
+from craits_env.actions import PHASE_GAME_OVER, PHASE_NAMES, action_str
 from craits_env.cards import CARD_STRS, SUIT_CHARS
 from craits_env.engine import Game
 from craits_env.events import Event as GameEvent
@@ -30,31 +40,107 @@ from ..narrate import Narrator
 from ..replay_view import rules_text
 from .sessions import ApiError, Event, tag_lines
 
+_pause_lock = threading.Lock()
+_pauses = 0  # the collector_paused blocks under way, in every thread
+_resume = False  # whether the collector was on when the first of them began
 
-def _frame(game: Game, seat: int | None, decision: tuple[int, int] | None,
-           lines: list[Event]) -> dict[str, Any]:  # fmt: skip
-    hands = [[CARD_STRS[c] for c in h] if seat is None or s == seat else None
-             for s, h in enumerate(game.hands)]  # fmt: skip
-    over = game.is_over
-    return {
-        "hand_index": game.hand_index,
-        "hand_size": game.hand_size,
-        "dealer": game.dealer,
-        "hands": hands,
-        "hand_sizes": [len(h) for h in game.hands],
-        "top": CARD_STRS[game.top],
-        "active_suit": SUIT_CHARS[game.active_suit],
-        "count": game.count,
-        "direction": game.direction,
-        "phase": PHASE_NAMES[game.phase],
-        "current_player": None if over else game.current_player,
-        "scores": list(game.scores),
-        "stock_size": game.stock_size,
-        "went_out": list(game.went_out),
-        "decision": None if decision is None else {
-            "player": decision[0], "action": decision[1], "label": action_str(decision[1])},
-        "lines": [e.to_dict() for e in lines],
-    }  # fmt: skip
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cycle collector (``gc``, process-wide) for the block: for making many
+    objects that hold no reference cycles. Nested and concurrent blocks are counted; the
+    collector is back as it was once the last one ends."""
+    global _pauses, _resume
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
+
+
+class _Frames:
+    """The frames of one replay, made as :func:`~craits_env.records.replay` re-runs it:
+    :meth:`start` and :meth:`decision` are its callbacks.
+
+    What did not change since the frame before — a seat's hand, the hands shown, the hand
+    sizes, the scores, the seats gone out — is the very list of that frame (the JSON is the
+    same), and a decision's ``{"player", "action", "label"}`` is made once per
+    ``(player, action)``.
+    """
+
+    def __init__(self, narrator: Narrator, num_players: int, seat: int | None) -> None:
+        self.narrator = narrator
+        self.frames: list[dict[str, Any]] = []
+        self._hand = 0  # the hand of the next decision
+        self._shown = tuple(range(num_players)) if seat is None else (seat,)
+        self._cards: list[list[int] | None] = [None] * num_players  # as last shown
+        self._hands: list[list[str] | None] = [None] * num_players
+        self._sizes: list[int] = []
+        self._scores: list[int] = []
+        self._went_out: list[int] = []
+        self._decisions: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def start(self, game: Game, events: Sequence[GameEvent]) -> None:
+        """Frame 0: the first deal (and any hand that ended before a decision)."""
+        lines = tag_lines(self.narrator.start_by_hand(game, events), 0, dealt=True)
+        self.frames.append(self._frame(game, None, lines))
+        self._hand = game.hand_index
+
+    def decision(self, game: Game, player: int, action: int, events: list[GameEvent]) -> None:
+        """The frame after ``player``'s decision ``action``, which caused ``events``."""
+        parts = self.narrator.after_by_hand(game, player, action, events)
+        lines = tag_lines(parts, self._hand, dealt=len(parts) > 1)
+        self.frames.append(self._frame(game, self._decision(player, action), lines))
+        self._hand = game.hand_index
+
+    def _frame(self, game: Game, decision: dict[str, Any] | None,
+               lines: list[Event]) -> dict[str, Any]:  # fmt: skip
+        hands = game.hands
+        cards = self._cards
+        for s in self._shown:
+            if hands[s] != cards[s]:
+                cards[s] = list(hands[s])
+                self._hands = shown = self._hands.copy()
+                shown[s] = [CARD_STRS[c] for c in hands[s]]
+        sizes = list(map(len, hands))
+        if sizes != self._sizes:
+            self._sizes = sizes
+        if game.scores != self._scores:
+            self._scores = list(game.scores)
+        if game.went_out != self._went_out:
+            self._went_out = list(game.went_out)
+        return {
+            "hand_index": game.hand_index,
+            "hand_size": game.hand_size,
+            "dealer": game.dealer,
+            "hands": self._hands,
+            "hand_sizes": self._sizes,
+            "top": CARD_STRS[game.discard[-1]],
+            "active_suit": SUIT_CHARS[game.active_suit],
+            "count": game.count,
+            "direction": game.direction,
+            "phase": PHASE_NAMES[game.phase],
+            "current_player": None if game.phase == PHASE_GAME_OVER else game.current_player,
+            "scores": self._scores,
+            "stock_size": game.stock_size,
+            "went_out": self._went_out,
+            "decision": decision,
+            "lines": [e.to_dict() for e in lines],
+        }
+
+    def _decision(self, player: int, action: int) -> dict[str, Any]:
+        made = self._decisions.get((player, action))
+        if made is None:
+            made = {"player": player, "action": action, "label": action_str(action)}
+            self._decisions[player, action] = made
+        return made
 
 
 def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
@@ -66,22 +152,10 @@ def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, An
                             "or none (every hand)")  # fmt: skip
     names = [f"player_{s}" for s in range(n or 0)]
     narrator = Narrator(names, seat)
-    frames: list[dict[str, Any]] = []
-    hand = [0]  # the hand of the next decision
-
-    def start(game: Game, events: Sequence[GameEvent]) -> None:
-        lines = tag_lines(narrator.start_by_hand(game, events), 0, dealt=True)
-        frames.append(_frame(game, seat, None, lines))
-        hand[0] = game.hand_index
-
-    def decision(game: Game, player: int, action: int, events: list[GameEvent]) -> None:
-        parts = narrator.after_by_hand(game, player, action, events)
-        lines = tag_lines(parts, hand[0], dealt=len(parts) > 1)
-        frames.append(_frame(game, seat, (player, action), lines))
-        hand[0] = game.hand_index
-
+    made = _Frames(narrator, n or 0, seat)
     try:
-        final = replay(record, on_start=start, on_decision=decision)
+        with collector_paused():
+            final = replay(record, on_start=made.start, on_decision=made.decision)
     except RecordError as e:
         raise ApiError(400, f"the record does not replay: {e}") from None
     labels = [f"player_{s} ({spec})" for s, spec in enumerate(record["seats"])]
@@ -98,5 +172,5 @@ def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, An
         "hand_points": record["hand_points"],
         "winners": record.get("winners"),
         "standings": narrator.standings(final, labels),
-        "frames": frames,
+        "frames": made.frames,
     }
