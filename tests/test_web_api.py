@@ -208,7 +208,8 @@ def test_an_action_may_be_its_text(c: Any) -> None:
         ({"opponents": ["random"] * 10}, "got 10 specs"),
         (
             {"opponents": ["nobody"]},
-            "unknown agent spec 'nobody'; allowed: belief-search[:N], champion, champion-search[:N], expert",
+            "unknown agent spec 'nobody'; allowed: belief-search[:N], champion, "
+            "champion-search[:N], expert",
         ),
         ({"opponents": ["ppo:runs/x"]}, "craits serve --agents ppo:runs/x"),
         ({"opponents": ["os:getcwd"]}, "must be allowed when the server starts"),
