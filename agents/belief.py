@@ -247,7 +247,7 @@ class PolicyBelief:
         for s, k in sizes.items():
             offsets[s] = at
             at += k
-        evidence = self._evidence(view, steps)
+        evidence = self.evidence(view, steps)
         if not evidence:
             return lambda row: 0.0
         log_eps, log_hit = self._log_eps, self._log_hit
@@ -273,7 +273,7 @@ class PolicyBelief:
 
         return score
 
-    def _evidence(
+    def evidence(
         self, view: SeatView, steps: list[PublicStep]
     ) -> list[tuple[int, PublicStep, list[int]]]:
         """The decisions of opponents whose hand then a world tells: ``(index, step, cards

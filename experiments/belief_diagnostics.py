@@ -102,7 +102,7 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
                 t_belief += t2 - t1
                 ess.append(pool.ess)
                 steps = view.tracker.steps or []
-                evidence.append(len(belief._evidence(view, steps)))
+                evidence.append(len(belief.evidence(view, steps)))
                 true_row = [c for s in sizes for c in game.hands[s]] + game.stock
                 true = locations(view, true_row)
                 n = view.num_players

@@ -125,7 +125,7 @@ def test_the_true_world_is_what_the_model_predicts_and_weighs_more() -> None:
     for game, _, view in endgame_views(3, 77):
         steps = view.tracker.steps
         assert steps is not None
-        for i, step, later in belief._evidence(view, steps):
+        for i, step, later in belief.evidence(view, steps):
             hand = sorted(list(game.hands[step.seat]) + later)
             legal = legal_then(step, hand, False)
             assert step.action in legal  # the true world makes every decision legal
@@ -149,7 +149,7 @@ def test_an_eight_called_against_the_held_suit_moves_the_weight() -> None:
     for game, _, view in endgame_views(6, 101):
         steps = view.tracker.steps
         assert steps is not None
-        for _, step, later in belief._evidence(view, steps):
+        for _, step, later in belief.evidence(view, steps):
             if step.phase != PHASE_CALL_SUIT or later:  # a suit call, with no play since
                 continue
             seat = step.seat
