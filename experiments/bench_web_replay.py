@@ -101,9 +101,10 @@ def _time_seat(client: Any, key: str, record: dict[str, Any], seat: int | None,
     encoding's median seconds, the request's (wall, CPU), and the MB sent."""
     body = {"file": key, "game": 1, **game_frames(record, seat)}
     params = {"file": key, "game": 1, **({} if seat is None else {"seat": seat})}
+    middle = body["frame_count"] // 2
 
-    def request() -> None:
-        r = client.get("/api/records/replay", params=params)
+    def request(**window: int) -> None:
+        r = client.get("/api/records/replay", params={**params, **window})
         if r.status_code != 200:
             raise SystemExit(f"replay: {r.status_code} {r.text[:200]}")
 
@@ -113,6 +114,7 @@ def _time_seat(client: Any, key: str, record: dict[str, Any], seat: int | None,
         collector_seconds(lambda: game_frames(record, seat)),
         median_seconds(lambda: JSONResponse(body), repeats)[0],
         *median_seconds(request, repeats),
+        median_seconds(lambda: request(**{"from": middle}), repeats)[0],
     ]
     return seconds, size
 
@@ -150,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         print(f"{args.hands} hands, {args.players} players, {decisions:,} decisions; "
               f"median of {args.repeats}; CPython {platform.python_version()}")  # fmt: skip
-        print("\n| seat | frames s | frames CPU s | collector s | encoding s | request s | "
-              "request CPU s | response MB |")  # fmt: skip
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("\n| seat | frames s (all) | frames CPU s | collector s | encoding s (all) | "
+              "request s (first page) | its CPU s | request s (a middle page) | "
+              "all frames MB |")  # fmt: skip
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for seat in (None, 0):
             seconds, size = _time_seat(client, listed["key"], record, seat, args.repeats)
             print(f"| {seat} | " + " | ".join(f"{s:.3f}" for s in seconds) + f" | {size:.1f} |")

@@ -346,6 +346,14 @@ def test_watch_a_tournament_game_from_above_and_from_one_seat(c: Any) -> None:
     one_line_error(r, 400, "seat: got 7, allowed 0 to 3")
     one_line_error(c.get("/api/records/replay", params={"file": key, "game": 13}), 404,
                    "there is no game 13 (the file holds 12 games)")  # fmt: skip
+    assert above["frame_count"] == len(above["frames"]) and above["frames_from"] == 0
+    page = c.get("/api/records/replay", params={"file": key, "game": 2, "from": 5, "count": 7})
+    assert page.json()["frames"] == above["frames"][5:12] and page.json()["frames_from"] == 5
+    for bad in ({"from": -1}, {"count": 0}, {"count": 2001}, {"from": "x"}):
+        r = c.get("/api/records/replay", params={"file": key, "game": 2, **bad})
+        assert r.status_code == 400 and set(r.json()) == {"error"}, (bad, r.text)
+    past = {"file": key, "game": 2, "from": above["frame_count"]}
+    one_line_error(c.get("/api/records/replay", params=past), 400, "the game has")
 
 
 @pytest.mark.parametrize(

@@ -51,8 +51,13 @@ def long_rules(hands: int = LONG_HANDS) -> Rules:
     return Rules(hand_sizes=tuple(sizes[i % len(sizes)] for i in range(hands)))
 
 
+WINDOW_KEYS = ("frame_count", "frames_from", "hand_starts")  # added with windows of frames
+
+
 def frames_digest(frames: dict[str, Any]) -> str:
-    """The first 16 hex digits of the SHA-256 of ``frames`` as the server encodes them."""
+    """The first 16 hex digits of the SHA-256 of ``frames`` as the server encodes them (the
+    window's keys left out: the digests were taken before there were windows)."""
+    frames = {k: v for k, v in frames.items() if k not in WINDOW_KEYS}
     text = json.dumps(frames, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -202,6 +207,18 @@ def test_a_400_hand_game_replays_to_one_frame_per_decision(seat: int | None) -> 
     assert [f["hand_index"] for f in frames] == sorted(f["hand_index"] for f in frames)
     expected = {None: "b4ad8ec78df5c55d", 0: "edcce9e3bb5ede5b"}[seat]
     assert frames_digest(got) == expected
+    assert got["frame_count"] == len(frames) and got["frames_from"] == 0
+    starts = got["hand_starts"]
+    assert [h["hand"] for h in starts] == list(range(LONG_HANDS + 1))
+    assert all(frames[h["frame"]]["hand_index"] == h["hand"] for h in starts)
+    assert all(frames[h["frame"] - 1]["hand_index"] == h["hand"] - 1 for h in starts[1:])
+
+    window = game_frames(record, seat, 30_000, 2000)  # a page: the same frames, only those
+    assert window["frames"] == frames[30_000:32_000] and window["frames_from"] == 30_000
+    assert window["frame_count"] == len(frames) and window["hand_starts"] == starts
+    assert game_frames(record, seat, len(frames) - 3, 2000)["frames"] == frames[-3:]
+    with pytest.raises(ApiError, match=f"from: got {len(frames)}, the game has {len(frames)}"):
+        game_frames(record, seat, len(frames), 10)
 
 
 def test_a_seat_that_the_record_has_not_is_refused() -> None:

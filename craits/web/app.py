@@ -23,7 +23,8 @@ The API (docs/interface.md, "Web API"). Every error is ``{"error": "one line"}``
                                          "offset", "limit", "more", "complete"}``
                                          (``?offset=&limit=``, a page)
 ``GET /api/records/games?file=KEY``      the games of one file
-``GET /api/records/replay?file=KEY``     ``&game=I&seat=K``: the frames of one game
+``GET /api/records/replay?file=KEY``     ``&game=I&seat=K&from=F&count=C``: the frames
+                                         of one game, ``C`` (at most 2000) from ``F``
 ``GET /api/results``                     the result sets: ``{"results": […], …}`` (a page)
 ``GET /api/results/table?key=KEY``       one ``results.json``, titled
 ``GET /api/results/chart?key=KEY``       its ``results.png``
@@ -57,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -86,7 +87,7 @@ from .limits import (
     JsonHostCheck,
     client_address,
 )
-from .replays import game_frames
+from .replays import FRAMES_PAGE, game_frames
 from .requests import (
     ApiError,
     allowed_specs,
@@ -302,8 +303,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"file": file, "games": library.games(file)})
 
     @app.get("/api/records/replay")
-    def record_replay(file: str, game: int = 1, seat: int | None = None) -> Any:
-        frames = game_frames(library.record(file, game), seat)
+    def record_replay(
+        file: str,
+        game: int = 1,
+        seat: int | None = None,
+        start: int = Query(0, alias="from"),
+        count: int = FRAMES_PAGE,
+    ) -> Any:
+        if start < 0 or not 1 <= count <= FRAMES_PAGE:
+            raise ApiError(400, f"from: got {start}, count: got {count}; allowed from >= 0 and "
+                                f"count 1 to {FRAMES_PAGE}")  # fmt: skip
+        frames = game_frames(library.record(file, game), seat, start, count)
         return JSONResponse({"file": file, "game": game, **frames})
 
     @app.get("/api/results")

@@ -15,6 +15,12 @@ for the deal) and ``lines`` (events as in the seat view: ``{"hand", "kind", "tex
 Frames share the lists that did not change between them (a seat's hand, the scores …):
 they are to be encoded, not changed in place.
 
+A replay may be asked for a window of its frames (``start``, ``count``): every decision is
+still re-run and narrated (the lines depend on what came before), but only the window's
+frames are made, so a page of a 400-hand game costs its replay, not 42,000 frames and
+20 MB of JSON. ``frame_count`` is the whole game's, ``frames_from`` the window's first
+index, ``hand_starts`` the index of each hand's first frame (``{"hand", "frame"}``).
+
 A frame costs what changed at its decision, not the whole table. The frames hold no
 reference cycles, so the cycle collector is paused while they are made
 (:func:`collector_paused`): left on, it walked the growing frames again and again, half the
@@ -40,6 +46,8 @@ from ..narrate import Narrator
 from ..replay_view import rules_text
 from .sessions import ApiError, Event, tag_lines
 
+FRAMES_PAGE = 2000
+"""Frames of one replay request at most (and by default): a standard game has ~1,600."""
 _pause_lock = threading.Lock()
 _pauses = 0  # the collector_paused blocks under way, in every thread
 _resume = False  # whether the collector was on when the first of them began
@@ -75,9 +83,13 @@ class _Frames:
     ``(player, action)``.
     """
 
-    def __init__(self, narrator: Narrator, num_players: int, seat: int | None) -> None:
+    def __init__(self, narrator: Narrator, num_players: int, seat: int | None,
+                 start: int = 0, stop: int | None = None) -> None:  # fmt: skip
         self.narrator = narrator
         self.frames: list[dict[str, Any]] = []
+        self.start_at, self.stop_at = start, stop  # the window of frames made
+        self.count = 0  # frames of the game so far, made or not
+        self.hand_starts: list[dict[str, int]] = []
         self._hand = 0  # the hand of the next decision
         self._shown = tuple(range(num_players)) if seat is None else (seat,)
         self._cards: list[list[int] | None] = [None] * num_players  # as last shown
@@ -87,18 +99,30 @@ class _Frames:
         self._went_out: list[int] = []
         self._decisions: dict[tuple[int, int], dict[str, Any]] = {}
 
+    def _wanted(self) -> bool:
+        k = self.count
+        return k >= self.start_at and (self.stop_at is None or k < self.stop_at)
+
+    def _counted(self, game: Game) -> None:
+        if not self.hand_starts or self.hand_starts[-1]["hand"] != game.hand_index:
+            self.hand_starts.append({"hand": game.hand_index, "frame": self.count})
+        self.count += 1
+        self._hand = game.hand_index
+
     def start(self, game: Game, events: Sequence[GameEvent]) -> None:
         """Frame 0: the first deal (and any hand that ended before a decision)."""
-        lines = tag_lines(self.narrator.start_by_hand(game, events), 0, dealt=True)
-        self.frames.append(self._frame(game, None, lines))
-        self._hand = game.hand_index
+        parts = self.narrator.start_by_hand(game, events)
+        if self._wanted():
+            self.frames.append(self._frame(game, None, tag_lines(parts, 0, dealt=True)))
+        self._counted(game)
 
     def decision(self, game: Game, player: int, action: int, events: list[GameEvent]) -> None:
         """The frame after ``player``'s decision ``action``, which caused ``events``."""
         parts = self.narrator.after_by_hand(game, player, action, events)
-        lines = tag_lines(parts, self._hand, dealt=len(parts) > 1)
-        self.frames.append(self._frame(game, self._decision(player, action), lines))
-        self._hand = game.hand_index
+        if self._wanted():
+            lines = tag_lines(parts, self._hand, dealt=len(parts) > 1)
+            self.frames.append(self._frame(game, self._decision(player, action), lines))
+        self._counted(game)
 
     def _frame(self, game: Game, decision: dict[str, Any] | None,
                lines: list[Event]) -> dict[str, Any]:  # fmt: skip
@@ -143,21 +167,26 @@ class _Frames:
         return made
 
 
-def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
-    """The frames of ``record`` (see the module docstring), from above or from ``seat``;
-    :class:`ApiError` 400 if the record does not replay, 400 for a seat it has not."""
+def game_frames(record: dict[str, Any], seat: int | None = None, start: int = 0,
+                count: int | None = None) -> dict[str, Any]:  # fmt: skip
+    """The frames of ``record`` (see the module docstring), from above or from ``seat``,
+    the ``count`` frames from index ``start`` (``None``: to the end); :class:`ApiError`
+    400 if the record does not replay, for a seat it has not, or a window outside it."""
     n = record.get("num_players")
     if seat is not None and not (isinstance(n, int) and 0 <= seat < n):
         raise ApiError(400, f"seat: got {seat}, allowed 0 to {n - 1 if isinstance(n, int) else 0} "
                             "or none (every hand)")  # fmt: skip
     names = [f"player_{s}" for s in range(n or 0)]
     narrator = Narrator(names, seat)
-    made = _Frames(narrator, n or 0, seat)
+    made = _Frames(narrator, n or 0, seat, start, None if count is None else start + count)
     try:
         with collector_paused():
             final = replay(record, on_start=made.start, on_decision=made.decision)
     except RecordError as e:
         raise ApiError(400, f"the record does not replay: {e}") from None
+    if start and start >= made.count:
+        raise ApiError(400, f"from: got {start}, the game has {made.count} frames (0 to "
+                            f"{made.count - 1})")  # fmt: skip
     labels = [f"player_{s} ({spec})" for s, spec in enumerate(record["seats"])]
     return {
         "num_players": n,
@@ -173,4 +202,7 @@ def game_frames(record: dict[str, Any], seat: int | None = None) -> dict[str, An
         "winners": record.get("winners"),
         "standings": narrator.standings(final, labels),
         "frames": made.frames,
+        "frame_count": made.count,
+        "frames_from": start,
+        "hand_starts": made.hand_starts,
     }

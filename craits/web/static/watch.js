@@ -2,22 +2,44 @@
 "use strict";
 
 const LOG_FRAMES = 40;  // frames of lines shown up to the current one
-let replayData = null;  // {frames, seats, ...}
+let replayData = null;  // {frames (a window of frame_count, from frames_from), seats, ...}
 let step = 0;
 let current = { file: null, game: null, seat: "" };
+
+function total() {
+  return replayData.frame_count;
+}
+
+function frameAt(k) {
+  return replayData.frames[k - replayData.frames_from];
+}
+
+// Whether frames from..to (the log before the step, and the step) are in the window held.
+function held(from, to) {
+  const start = replayData.frames_from;
+  return from >= start && to < start + replayData.frames.length;
+}
+
+async function fetchWindow(from) {
+  const q = new URLSearchParams({ file: current.file, game: current.game, from });
+  if (current.seat !== "") q.set("seat", current.seat);
+  const data = await load(`/api/records/replay?${q}`);
+  if (data) replayData = data;
+  return Boolean(data);
+}
 
 function seatLabel(s) {
   return `player_${s} (${replayData.seats[s]})`;
 }
 
 function renderFrame() {
-  const frames = replayData.frames;
-  step = Math.max(0, Math.min(step, frames.length - 1));
-  const f = frames[step];
+  const last = total() - 1;
+  step = Math.max(0, Math.min(step, last));
+  const f = frameAt(step);
   document.getElementById("slider").value = step;
-  document.getElementById("step").textContent = step === 0 ? `deal · 0 / ${frames.length - 1}` : `decision ${step} / ${frames.length - 1}`;
+  document.getElementById("step").textContent = step === 0 ? `deal · 0 / ${last}` : `decision ${step} / ${last}`;
   document.getElementById("first").disabled = document.getElementById("prev").disabled = step === 0;
-  document.getElementById("next").disabled = document.getElementById("last").disabled = step === frames.length - 1;
+  document.getElementById("next").disabled = document.getElementById("last").disabled = step === last;
   document.getElementById("hand-jump").value = String(f.hand_index);
 
   clear(document.getElementById("top")).append(cardFace(f.top));
@@ -44,14 +66,14 @@ function renderFrame() {
   });
 
   const log = clear(document.getElementById("log"));
-  for (let k = Math.max(0, step - LOG_FRAMES); k <= step; k++) {
-    for (const line of frames[k].lines) {
+  for (let k = Math.max(replayData.frames_from, step - LOG_FRAMES); k <= step; k++) {
+    for (const line of frameAt(k).lines) {
       log.append(el("p", { class: line.kind + (k === step ? " now" : ""), dataset: { hand: line.hand } }, line.text));
     }
   }
   log.scrollTop = log.scrollHeight;
   const final = document.getElementById("final");
-  final.hidden = step !== frames.length - 1;
+  final.hidden = step !== last;
   document.getElementById("standings").textContent = plainText(replayData.standings.join("\n"));
   writeHash({ file: current.file, game: current.game, step, seat: current.seat });
 }
@@ -60,11 +82,8 @@ async function openGame(file, game, seat, atStep) {
   showError("");
   current = { file, game, seat: seat ?? "" };
   for (const b of document.querySelectorAll("#games button")) b.classList.toggle("here", b.dataset.game === String(game));
-  const q = new URLSearchParams({ file, game });
-  if (seat !== "" && seat !== null && seat !== undefined) q.set("seat", seat);
-  const data = await load(`/api/records/replay?${q}`);
-  if (!data) return;
-  replayData = data;
+  step = atStep ?? 0;
+  if (!(await fetchWindow(Math.max(0, step - LOG_FRAMES)))) return;
   const r = replayData;
   document.getElementById("viewer").hidden = false;
   const meta = Object.entries(r.meta).filter(([, v]) => String(v).length <= 40).map(([k, v]) => `${k}=${v}`).join(", ");
@@ -72,15 +91,13 @@ async function openGame(file, game, seat, atStep) {
     `Game ${game}: ${r.num_players} players — ${r.seats.map((s, i) => `p${i} ${s}`).join(", ")} — rules: ${r.rules}` +
     (r.seed !== null ? ` — seed ${r.seed}` : "") + (meta ? ` — from ${meta}` : "") + (r.finished ? "" : " — unfinished"));
   const slider = document.getElementById("slider");
-  slider.max = r.frames.length - 1;
+  slider.max = r.frame_count - 1;
   const jump = clear(document.getElementById("hand-jump"));
-  const hands = [...new Set(r.frames.map((f) => f.hand_index))];
-  for (const h of hands) jump.append(el("option", { value: h }, `${h + 1}`));
+  for (const h of r.hand_starts) jump.append(el("option", { value: h.hand }, `${h.hand + 1}`));
   const view = clear(document.getElementById("seat-view"));
   view.append(el("option", { value: "" }, "every hand"));
   for (let s = 0; s < r.num_players; s++) view.append(el("option", { value: s }, `player_${s}'s view`));
   view.value = current.seat;
-  step = atStep ?? 0;
   renderFrame();
 }
 
@@ -97,9 +114,11 @@ async function openFile(file, game, seat, atStep) {
   else if (data.games.length === 1) await openGame(file, 1, "", 0);
 }
 
-function go(to) {
+async function go(to) {
   if (!replayData) return;
-  step = to;
+  step = Math.max(0, Math.min(to, total() - 1));
+  const from = Math.max(0, step - LOG_FRAMES);
+  if (!held(from, step) && !(await fetchWindow(from))) return;  // another page of frames
   renderFrame();
 }
 
@@ -107,10 +126,11 @@ async function init() {
   document.getElementById("first").addEventListener("click", () => go(0));
   document.getElementById("prev").addEventListener("click", () => go(step - 1));
   document.getElementById("next").addEventListener("click", () => go(step + 1));
-  document.getElementById("last").addEventListener("click", () => go(replayData.frames.length - 1));
+  document.getElementById("last").addEventListener("click", () => go(total() - 1));
   document.getElementById("slider").addEventListener("input", (e) => go(Number(e.target.value)));
   document.getElementById("hand-jump").addEventListener("change", (e) => {
-    go(replayData.frames.findIndex((f) => f.hand_index === Number(e.target.value)));
+    const start = replayData.hand_starts.find((h) => h.hand === Number(e.target.value));
+    if (start) go(start.frame);
   });
   document.getElementById("seat-view").addEventListener("change", (e) => openGame(current.file, current.game, e.target.value, step));
   document.addEventListener("keydown", (e) => {
@@ -118,7 +138,7 @@ async function init() {
     if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);
-    else if (e.key === "End") go(replayData.frames.length - 1);
+    else if (e.key === "End") go(total() - 1);
   });
   const select = document.getElementById("file");
   select.addEventListener("change", () => openFile(select.value));
