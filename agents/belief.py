@@ -60,6 +60,7 @@ _WILD_RANKS = (int(Rank.EIGHT), int(Rank.NINE))
 _COUNTERS = (int(Rank.ACE), int(Rank.TWO))
 _NINE = int(Rank.NINE)
 _MODELLED = (PHASE_PLAY, PHASE_COUNT, PHASE_CALL_SUIT)
+_LOG_ILLEGAL = math.log(ILLEGAL)
 
 
 def legal_then(step: PublicStep, hand: Sequence[int], voluntary_draw: bool) -> tuple[int, ...]:
@@ -187,10 +188,12 @@ class PolicyBelief:
         ]
         agent: TacticianAgent = ExpertAgent() if model == "expert" else TacticianAgent()
         self._agent = agent
+        # Per position (the view's tracker id, hand, steps: ``_for``): the model's choices
+        # and the decisions' terms per (decision, hand), the past trackers per decision.
         self._choices: dict[tuple[int, tuple[int, ...]], int] = {}
-        self._for: tuple[int, int, int, PublicStep] | None = (
-            None  # the view's (id, hand, steps) cached
-        )
+        self._terms: dict[tuple[int, tuple[int, ...]], float] = {}
+        self._pasts: dict[int, _PastTracker] = {}
+        self._for: tuple[int, int, int, PublicStep] | None = None
 
     @property
     def identity(self) -> str:
@@ -218,7 +221,15 @@ class PolicyBelief:
 
     def sample(self, view: SeatView, n: int, rng: np.random.Generator) -> BeliefSample:
         """``n`` worlds resampled from ``oversample * n`` weighted candidates, at most
-        ``limit`` (or ``n``); the worlds' weights are then ``1 / n``."""
+        ``limit`` (or ``n``); the worlds' weights are then ``1 / n``. Where no opponent
+        decision is read (:meth:`evidence` finds none) every candidate weighs the same, and
+        the worlds are the uniform consistent sampler's ``n``, drawn as ``champion-search``
+        draws them: the same generator state gives the same worlds."""
+        steps = view.tracker.steps
+        if not steps or not self.evidence(view, steps):
+            sizes, caps, unseen = self.layout(view)
+            rows = compiled_samples(n, unseen, sizes, caps, rng)
+            return BeliefSample(rows, np.full(n, 1.0 / n), float(n), n)
         pool = self.candidates(view, max(n, min(self.oversample * n, self.limit)), rng)
         picked = systematic_resample(pool.weights, n, rng)
         return BeliefSample(pool.rows[picked], np.full(n, 1.0 / n), pool.ess, pool.candidates)
@@ -236,11 +247,8 @@ class PolicyBelief:
         """The log-weight of a world given as a row of :class:`BeliefSample`."""
         steps = view.tracker.steps
         if not steps:  # no decision yet, or a history not kept (a restored tracker)
-            return lambda row: 0.0
-        key = (id(view.tracker), view.hand_index, len(steps), steps[-1])
-        if self._for != key:  # a new position: the cached choices were of another history
-            self._choices = {}
-            self._for = key
+            return _no_evidence
+        self._position(view, steps)
         sizes = {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat}
         offsets: dict[int, int] = {}
         at = 0
@@ -249,29 +257,42 @@ class PolicyBelief:
             at += k
         evidence = self.evidence(view, steps)
         if not evidence:
-            return lambda row: 0.0
-        log_eps, log_hit = self._log_eps, self._log_hit
-        log_illegal, scale = math.log(ILLEGAL), 1.0 / self.temperature
-        voluntary = bool(view.rules.voluntary_draw)
-        choose = self._choose
+            return _no_evidence
+        terms, term, scale = self._terms, self._term, 1.0 / self.temperature
 
         def score(row: list[int]) -> float:
             total = 0.0
             for i, step, later in evidence:
                 j = step.seat
-                hand = sorted(row[offsets[j] : offsets[j] + sizes[j]] + later)
-                legal = legal_then(step, hand, voluntary)
-                if step.action not in legal:
-                    total += log_illegal
-                    continue
-                n = len(legal)
-                if n == 1:
-                    continue
-                hit = choose(i, step, hand, legal, view) == step.action
-                total += log_hit[n] if hit else log_eps[n]
+                hand = tuple(sorted(row[offsets[j] : offsets[j] + sizes[j]] + later))
+                value = terms.get((i, hand))
+                if value is None:
+                    value = terms[(i, hand)] = term(i, step, hand, view)
+                total += value
             return total * scale
 
         return score
+
+    def _position(self, view: SeatView, steps: list[PublicStep]) -> None:
+        """Forget the cached choices and terms if ``view`` is a new position (another
+        history): they hold for one position's decisions only."""
+        key = (id(view.tracker), view.hand_index, len(steps), steps[-1])
+        if self._for != key:
+            self._choices, self._terms, self._pasts = {}, {}, {}
+            self._for = key
+
+    def _term(self, i: int, step: PublicStep, hand: tuple[int, ...], view: SeatView) -> float:
+        """The log-probability (before the temperature) of decision ``i``'s action, its seat
+        holding ``hand`` then: :data:`ILLEGAL` if the hand makes it illegal, nothing if it was
+        the only legal action, else a hit's or a miss's (module doc, step 2)."""
+        legal = legal_then(step, hand, bool(view.rules.voluntary_draw))
+        if step.action not in legal:
+            return _LOG_ILLEGAL
+        n = len(legal)
+        if n == 1:
+            return 0.0
+        hit = self._choose(i, step, list(hand), legal, view) == step.action
+        return self._log_hit[n] if hit else self._log_eps[n]
 
     def evidence(
         self, view: SeatView, steps: list[PublicStep]
@@ -297,17 +318,21 @@ class PolicyBelief:
         self, i: int, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView
     ) -> int:
         """The model's action at decision ``i`` holding ``hand`` (cached per hand)."""
+        steps = cast(list[PublicStep], view.tracker.steps)
+        self._position(view, steps)
         key = (i, tuple(hand))
         choice = self._choices.get(key)
         if choice is None:
-            now = view.hand_sizes
-            steps = cast(list[PublicStep], view.tracker.steps)
-            played = [0] * view.num_players
-            for later in steps[i:]:
-                if later.action < NUM_CARDS and later.phase in (PHASE_PLAY, PHASE_COUNT):
-                    played[later.seat] += 1
-            since = [now[s] - step.hand_sizes[s] + played[s] for s in range(view.num_players)]
-            past = cast(Any, PastView(step, hand, legal, view, _PastTracker(view.tracker, since)))
+            tracker = self._pasts.get(i)
+            if tracker is None:  # the draws after decision i, per seat: once per position
+                now = view.hand_sizes
+                played = [0] * view.num_players
+                for later in steps[i:]:
+                    if later.action < NUM_CARDS and later.phase in (PHASE_PLAY, PHASE_COUNT):
+                        played[later.seat] += 1
+                since = [now[s] - step.hand_sizes[s] + played[s] for s in range(view.num_players)]
+                tracker = self._pasts[i] = _PastTracker(view.tracker, since)
+            past = cast(Any, PastView(step, hand, legal, view, tracker))
             agent = self._agent
             if step.phase == PHASE_PLAY:
                 choice = agent.play(past, legal)
@@ -317,3 +342,8 @@ class PolicyBelief:
                 choice = agent.call(past, legal)
             self._choices[key] = choice
         return choice
+
+
+def _no_evidence(row: list[int]) -> float:
+    """The log-weight of every world when no decision is read: all alike."""
+    return 0.0

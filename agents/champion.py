@@ -17,7 +17,9 @@ champion are never reused for a new one.
 
 ``belief-search`` (``belief-search:N``) is ``champion-search`` drawing its worlds from
 :class:`~craits.agents.belief.PolicyBelief` (the expert as the opponent model) instead of the
-uniform consistent sampler; its identity names the belief's settings.
+uniform consistent sampler (at temperature :data:`BELIEF_TEMPERATURE`; where no opponent
+decision is read, the very worlds ``champion-search`` draws); its identity names the belief's
+settings.
 
 An installation without the weights file gets a one-line error naming it.
 """
@@ -34,8 +36,13 @@ from .playing_weights import PlayingWeightsAgent
 CHAMPION = "champion"
 CHAMPION_SEARCH = "champion-search"
 BELIEF_SEARCH = "belief-search"
-BELIEF_SEARCH_VERSION = 1
-"""Bump when ``belief-search`` plays differently (its belief or its budget)."""
+BELIEF_SEARCH_VERSION = 2
+"""Bump when ``belief-search`` plays differently (its belief or its budget). 2: the belief at
+temperature :data:`BELIEF_TEMPERATURE` (1 before), and the uniform draw itself where no opponent
+decision is read (``experiments/results/belief/README.md``)."""
+BELIEF_TEMPERATURE = 2.0
+"""The belief's temperature in ``belief-search``: the best log score of the hidden cards'
+locations among T = 2, 3, 5, and calibrated (the belief README's sweep)."""
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "champion.npz"
 SEARCH_SIMULATIONS = 2048
 """Rollouts per searched decision of ``champion-search`` (its time: the champion README)."""
@@ -90,7 +97,7 @@ def make_belief_search(arg: str, seed: int | None) -> Agent:
     from the expert-weighted belief."""
     simulations = _simulations(BELIEF_SEARCH, arg)
     prior = make_champion("", seed)
-    belief = PolicyBelief("expert")
+    belief = PolicyBelief("expert", temperature=BELIEF_TEMPERATURE)
     agent = PIMCAgent(simulations, seed=seed, prior=prior, sampler=belief)
     agent.name = BELIEF_SEARCH if not arg else f"{BELIEF_SEARCH}:{simulations}"
     agent.identity = (  # type: ignore[attr-defined]

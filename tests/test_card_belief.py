@@ -12,6 +12,7 @@ import pytest
 from craits.agents.belief import PolicyBelief, legal_then, systematic_resample
 from craits.agents.heuristics import ExpertAgent
 from craits.agents.pimc import PIMCAgent
+from craits.agents.search_sampling import compiled_samples
 from craits.agents.specs import resolve_agent
 from craits_env import Game, Rules
 from craits_env.actions import CALL_BASE, PHASE_CALL_SUIT
@@ -175,6 +176,46 @@ def test_an_eight_called_against_the_held_suit_moves_the_weight() -> None:
     pytest.fail("no suit call to test in these games")
 
 
+def test_without_evidence_the_worlds_are_the_uniform_draw_itself() -> None:
+    """Where no opponent decision is read, the belief's worlds are the uniform consistent
+    sampler's from the same generator state, so PIMC on the belief searches exactly what PIMC
+    on the uniform sampler does (``belief-search`` = ``champion-search`` there); with
+    evidence, the draw differs."""
+    belief = PolicyBelief("expert", temperature=2.0)
+    bare = with_evidence = 0
+    for _, _, view in endgame_views(4, 23):
+        steps = view.tracker.steps
+        assert steps is not None
+        sizes, caps, unseen = belief.layout(view)
+        worlds = belief.sample(view, 12, np.random.default_rng(4))
+        uniform = compiled_samples(12, unseen, sizes, caps, np.random.default_rng(4))
+        if belief.evidence(view, steps):
+            with_evidence += 1
+            assert worlds.candidates == 48
+            continue
+        bare += 1
+        assert np.array_equal(worlds.rows, uniform) and worlds.ess == 12.0
+        values = [
+            PIMCAgent(24, seed=9, sampler=sampler).action_values(view) for sampler in (belief, None)
+        ]
+        assert values[0] == values[1]
+    assert bare >= 3 and with_evidence > 20
+
+
+def test_the_cached_terms_are_the_uncached_weights() -> None:
+    """The per-position cache of the decisions' terms changes no weight: a fresh belief per
+    world gives each world the log-weight the shared one gives it."""
+    belief = PolicyBelief("expert", temperature=2.0)
+    rng = np.random.default_rng(6)
+    for k, (_, _, view) in enumerate(endgame_views(1, 31)):
+        if k == 12:
+            break
+        pool = belief.candidates(view, 16, rng)
+        shared = belief.scorer(view)
+        for row in pool.rows.tolist()[:4]:
+            assert shared(row) == PolicyBelief("expert", temperature=2.0).scorer(view)(row)
+
+
 def test_systematic_resampling_keeps_each_weight_to_within_one() -> None:
     weights = np.array([0.5, 0.25, 0.125, 0.125])
     picked = systematic_resample(weights, 8, np.random.default_rng(0))
@@ -184,7 +225,7 @@ def test_systematic_resampling_keeps_each_weight_to_within_one() -> None:
 def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -> None:
     agent, identity = resolve_agent("belief-search:64", 0, num_players=4)
     assert isinstance(agent, PIMCAgent) and agent.sampler is not None
-    assert identity.startswith("belief-search:64@1+belief(expert,T=1,eps=0.1,x4,<=512)+ppo@")
+    assert identity.startswith("belief-search:64@2+belief(expert,T=2,eps=0.1,x4,<=512)+ppo@")
     _, champion = resolve_agent("champion-search:64", 0, num_players=4)
     assert champion.startswith(f"champion-search:64@{PIMCAgent.version}+ppo@")
     assert PIMCAgent(64).sampler is None and resolve_agent("pimc", 1)[1] == "pimc@2"
