@@ -64,6 +64,7 @@ def make_champion(arg: str, seed: int | None) -> Agent:
         raise ValueError(f"agent spec {CHAMPION!r} takes no argument, got {CHAMPION}:{arg}")
     agent = PlayingWeightsAgent(str(champion_weights()), seed)
     agent.name = CHAMPION
+    agent.spec_label = CHAMPION  # type: ignore[attr-defined]
     return agent
 
 

@@ -86,6 +86,12 @@ class PPOAgent:
         if seed is not None:
             self.seed = seed
 
+    @property
+    def label(self) -> str:
+        """How messages name the agent: ``ppo:PATH``, or the spec it was made by when it has
+        one of its own (``champion``: no path of the installation in a message)."""
+        return getattr(self, "spec_label", None) or f"ppo:{self.path}"
+
     def check_table(self, num_players: int, rules: Rules) -> None:
         """``ValueError`` (one line) unless the checkpoint was trained for this table."""
         from craits_env.observation import ObservationEncoder
@@ -98,7 +104,7 @@ class PPOAgent:
             size += belief_size(num_players)
         if size != self._obs_size or (trained is not None and trained != num_players):
             raise ValueError(
-                f"ppo:{self.path} was trained for {trained} players (observation size "
+                f"{self.label} was trained for {trained} players (observation size "
                 f"{self._obs_size}); this table has {num_players} players (observation size "
                 f"{size})"
             )
@@ -134,7 +140,7 @@ class PPOAgent:
         if obs.shape != (self._obs_size,):
             players = self.meta.get("num_players")
             raise ValueError(
-                f"ppo:{self.path} was trained for {players} players (observation size "
+                f"{self.label} was trained for {players} players (observation size "
                 f"{self._obs_size}); this table gives an observation of size {obs.size}"
             )
         return obs

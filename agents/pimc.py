@@ -194,6 +194,13 @@ class PIMCAgent:
         """The numpy states of the samples' and the rollouts' generators (copies)."""
         return dict(self._sample_rng.bit_generator.state), dict(self._np_rng.bit_generator.state)
 
+    def check_table(self, num_players: int, rules: Rules) -> None:
+        """``ValueError`` (one line) if the prior cannot play this table (``champion-search``
+        at 2 players: the champion was trained for 4); the search itself plays any table."""
+        check = getattr(self.prior, "check_table", None)
+        if check is not None:
+            check(num_players, rules)
+
     def act(self, observation: Observation) -> int:
         legal = legal_actions_of(observation)
         if not legal:

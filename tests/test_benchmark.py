@@ -252,3 +252,16 @@ def test_the_interval_widths_are_read_from_the_cards(tiny: Suite, tmp_path: Path
     spans = sorted(o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in four)
     assert found[0]["win_rate"] == spans[len(spans) // 2]
     assert widths_markdown(found).count("\n") == 3
+
+
+def test_the_champions_refuse_a_table_they_were_not_trained_for_naming_no_path() -> None:
+    """A card's ``skipped`` reasons are committed: they must name the agent, not a path of
+    the machine that made them."""
+    from craits.agents.specs import resolve_agent
+
+    for spec in ("champion", "champion-search", "belief-search"):
+        with pytest.raises(ValueError) as e:
+            resolve_agent(spec, num_players=2, rules=Rules())
+        message = str(e.value)
+        assert message.startswith("champion was trained for 4 players") and "/" not in message
+    resolve_agent("champion-search", num_players=4, rules=Rules())  # its own table: accepted
