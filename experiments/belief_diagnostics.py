@@ -18,6 +18,10 @@ candidate the same weight — are smoothed towards the hand sizes' proportions
 
 ``python experiments/belief_diagnostics.py --games 60 --out experiments/results/belief``
 writes ``diagnostics_T1.json`` and ``.md`` there (``T``: the temperature) and prints them.
+``--time N`` times both searchers on the same ``N`` searched decisions instead; ``--paired A B``
+compares two duplicate tournaments of one searcher against three ``expert`` on the same deals
+(``craits tournament`` directories): each searcher's win rate and mean game score, and their
+difference per deal (the mean over the deal's rotations), with 95% intervals.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -146,7 +151,8 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
 
 def time_decisions(count: int, seed: int) -> dict[str, float]:
     """Milliseconds per searched decision of ``belief-search`` and ``champion-search`` at the
-    first ``count`` of seat 0's searched decisions in 4 x expert standard games from ``seed``."""
+    first ``count`` of seat 0's searched decisions in 4 x expert standard games from ``seed``
+    (each searcher first acts once, untimed, at the first)."""
     from craits.agents.specs import make_agent
 
     searchers = {s: make_agent(s, seed=1, num_players=4) for s in SEARCHERS}
@@ -162,12 +168,62 @@ def time_decisions(count: int, seed: int) -> dict[str, float]:
             view = public.view(p)
             if p == 0 and len(view.legal_actions) > 1 and min(view.hand_sizes) <= ENDGAME:
                 for spec, agent in searchers.items():
+                    if not done:  # untimed: the compiled rollouts are prepared on first use
+                        agent.act(view)
                     t0 = time.perf_counter()
                     agent.act(view)
                     spent[spec] += time.perf_counter() - t0
                 done += 1
             public.apply(agents[p].act(view))
     return {spec: 1e3 * t / count for spec, t in spent.items()}
+
+
+def searcher_games(directory: Path) -> dict[str, tuple[int, float, float]]:
+    """Game key -> (deal, the non-expert seat's game score, its win: 1 shared among the
+    winners, as the tournament counts it) of a tournament."""
+    out = {}
+    for line in (directory / "games.jsonl").read_text().splitlines():
+        game = json.loads(line)
+        seat = next(i for i, spec in enumerate(game["specs"]) if spec != "expert")
+        won = seat in game["winners"]
+        out[game["key"]] = (game["deal"], float(game["scores"][seat]), won / len(game["winners"]))
+    return out
+
+
+def interval(values: np.ndarray) -> tuple[float, float, float]:
+    """The mean of per-deal ``values`` and its normal 95% interval."""
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values))
+    return float(values.mean()), float(values.mean() - half), float(values.mean() + half)
+
+
+def paired(first: Path, second: Path) -> str:
+    """The per-deal comparison of two tournaments on the games both hold (module doc)."""
+    a, b = searcher_games(first), searcher_games(second)
+    shared = sorted(set(a) & set(b))
+    count = Counter(a[k][0] for k in shared)
+    rotations = max(count.values())  # a deal still being played is left out
+    keys = [k for k in shared if count[a[k][0]] == rotations]
+    deals = sorted({a[k][0] for k in keys})
+    per: dict[str, dict[int, list[tuple[float, float]]]] = {"a": {}, "b": {}}
+    for k in keys:
+        per["a"].setdefault(a[k][0], []).append(a[k][1:])
+        per["b"].setdefault(b[k][0], []).append(b[k][1:])
+    score = {x: np.array([np.mean([s for s, _ in per[x][d]]) for d in deals]) for x in per}
+    wins = {x: np.array([np.mean([w for _, w in per[x][d]]) for d in deals]) for x in per}
+    names = {"a": first.name, "b": second.name}
+    out = [f"{len(keys)} games on {len(deals)} whole deals held by both; 95% normal intervals over "
+           "deals (each deal: the mean of its rotations).", "",
+           "| | win rate | mean game score |", "|---|---|---|"]  # fmt: skip
+    for x in ("a", "b"):
+        w, s = interval(wins[x]), interval(score[x])
+        out.append(f"| `{names[x]}` | {w[0]:.3f} [{w[1]:.3f}, {w[2]:.3f}] | "
+                   f"{s[0]:.1f} [{s[1]:.1f}, {s[2]:.1f}] |")  # fmt: skip
+    w, s = interval(wins["a"] - wins["b"]), interval(score["a"] - score["b"])
+    same = sum(a[k][1] == b[k][1] for k in keys)
+    out.append(f"| difference per deal (first − second) | {w[0]:+.3f} [{w[1]:+.3f}, {w[2]:+.3f}] "
+               f"| {s[0]:+.1f} [{s[1]:+.1f}, {s[2]:+.1f}] |")  # fmt: skip
+    out += ["", f"{same} of the {len(keys)} games ended with the same score for the searcher."]
+    return "\n".join(out)
 
 
 def markdown(r: dict) -> str:
@@ -211,7 +267,12 @@ def main() -> None:
     parser.add_argument("--smoothing", type=float, default=0.02)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--time", type=int, default=0, help="only time N searched decisions")
+    parser.add_argument("--paired", type=Path, nargs=2, default=None, metavar="DIR",
+                        help="only compare two tournaments on their shared deals")  # fmt: skip
     args = parser.parse_args()
+    if args.paired:
+        print(paired(*args.paired))
+        return
     if args.time:
         for spec, ms in time_decisions(args.time, args.seed).items():
             print(f"{spec}: {ms:.1f} ms per searched decision ({args.time} decisions)")
