@@ -20,6 +20,8 @@ import httpx
 from craits_env.engine import Game
 from craits_env.rules import Rules
 
+from .test_web_api import GATED_AGENT  # waits for a file before its move
+
 QUICK = {"hand_sizes": [3, 2]}
 POSITION = ("hand", "top", "active_suit", "count", "direction", "phase", "current_player",
             "hand_index", "hand_sizes", "scores", "legal", "players", "event_count")  # fmt: skip
@@ -92,21 +94,6 @@ def test_a_game_goes_on_after_sigkill_and_a_restart(tmp_path: Path) -> None:
         files = http.get("/api/records").json()["files"]
         assert [f["key"] for f in files] == [saved.json()["file"]]
         assert get(http, game)["scores"] == view["scores"]
-
-
-GATED_AGENT = """
-import time
-from pathlib import Path
-import numpy as np
-
-class Gated:
-    def act(self, observation):
-        Path({waiting!r}).touch()
-        deadline = time.monotonic() + 60
-        while not Path({go!r}).exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return int(np.flatnonzero(observation["action_mask"])[0])
-"""
 
 
 def test_a_move_made_while_a_bot_thought_survives_sigkill(tmp_path: Path) -> None:
