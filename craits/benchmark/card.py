@@ -133,7 +133,8 @@ def to_json(card: dict[str, Any]) -> str:
             return [clean(x) for x in v]
         return v
 
-    return json.dumps(clean(card), indent=1, sort_keys=False) + "\n"
+    # compact: a card holds every game's score (thousands of numbers); card.md is for reading
+    return json.dumps(clean(card), separators=(",", ":")) + "\n"
 
 
 def _fmt(v: float | None, digits: int) -> str:
@@ -159,7 +160,8 @@ def to_markdown(card: dict[str, Any]) -> str:
         lines += ["", f"OpenSkill over the zoo (standard table): mu {r['mu']:.2f}, "
                       f"sigma {r['sigma']:.2f}, ordinal {r['ordinal']:.2f}."]  # fmt: skip
     c = card["compute"]
-    lines += ["", f"Compute: {c['seconds']:.0f} s of evaluation; "
+    lines += ["", f"Compute: the run that wrote this card took {c['seconds']:.0f} s (a resumed "
+                  "run counts its own games only); "
                   f"{_fmt(c.get('ms_per_decision'), 2)} ms a decision, "
                   f"{_fmt(c.get('ms_per_choice'), 2)} ms a choice."]  # fmt: skip
     for table in card["tables"]:

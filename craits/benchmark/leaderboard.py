@@ -85,7 +85,7 @@ def to_markdown(board: list[dict[str, Any]]) -> str:
             w = r["win_rates"][name]
             cells.append("—" if w is None else f"{_num(w['win_rate'], 3)} "
                          f"[{_num(w['ci'][0], 3)}, {_num(w['ci'][1], 3)}]")  # fmt: skip
-        cells += [_num(r["ms_per_choice"], 1), r["size"]]
+        cells += [_num(r["ms_per_choice"], 2), r["size"]]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
