@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from craits_env.engine import Game
 from craits_env.rules import Rules
 
 from .test_web_api import GATED_AGENT  # waits for a file before its move
+from .webclient import serve_process
 
 QUICK = {"hand_sizes": [3, 2]}
 POSITION = ("hand", "top", "active_suit", "count", "direction", "phase", "current_player",
@@ -31,19 +31,9 @@ START_SECONDS = 60
 @contextmanager
 def craits_serve(games: Path, *args: str) -> Iterator[tuple[httpx.Client, subprocess.Popen[str]]]:
     """``craits serve`` in its own process on a free port; a client of it; killed at the end."""
-    proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
-                             str(games), "--bot-workers", "1", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        url = line.split("serving ", 1)[1].split("/ ", 1)[0]
-        with httpx.Client(base_url=url, timeout=START_SECONDS) as http:
-            yield http, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(30)
+    with serve_process(games, "--bot-workers", "1", *args) as (url, proc), \
+            httpx.Client(base_url=url, timeout=START_SECONDS) as http:  # fmt: skip
+        yield http, proc
 
 
 def position(view: dict[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,7 @@ from craits_env.records import read_records, write_records
 from craits_env.rules import Rules
 from experiments.web_probes import run as slow_uploads
 
-from .webclient import TOURNAMENT, client, new_game
+from .webclient import TOURNAMENT, client, new_game, serve_process
 
 RLO = "\u202e"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -597,19 +597,8 @@ def test_links_leading_outside_a_folder_are_not_listed(tmp_path: Path) -> None:
 @contextmanager
 def craits_serve(tmp: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``craits serve`` in its own process on a free port of 127.0.0.1; killed at the end."""
-    proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
-                             str(tmp / "games"), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        url = line.split("serving ", 1)[1].split("/ ", 1)[0]
-        assert url.startswith("http://127.0.0.1:"), line
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(30)
+    with serve_process(tmp / "games", *args) as served:
+        yield served
 
 
 def test_a_real_server_refuses_floods_bodies_and_hosts_in_json(tmp_path: Path) -> None:

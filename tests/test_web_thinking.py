@@ -16,18 +16,16 @@ bounded in count and time; the server and its thinker are killed at the end.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from .webclient import serve_process
 
 THINKING_GAMES = 48
 """More than the 40 request threads the old server thought in (fewer never queued there)."""
@@ -49,23 +47,9 @@ CAPS_OFF = ["--client-rate", "0", "--client-games", "0", "--client-connections",
 def craits_serve(tmp: Path) -> Iterator[str]:
     """``craits serve --bot-workers 1`` on a free port of 127.0.0.1, the per-client caps off
     (the load must be there); its process group killed at the end."""
-    proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
-                             str(tmp / "games"), "--bot-workers", "1", *CAPS_OFF],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        url = line.split("serving ", 1)[1].split("/ ", 1)[0]
-        assert url.startswith("http://127.0.0.1:"), line
+    with serve_process(tmp / "games", "--bot-workers", "1", *CAPS_OFF, quiet=True,
+                       group=True) as (url, _):  # fmt: skip
         yield url
-    finally:
-        proc.send_signal(signal.SIGINT)  # uvicorn stops; then its group: its thinker too
-        with suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(30)
 
 
 async def keep_thinking(

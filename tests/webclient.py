@@ -4,9 +4,14 @@ conftest)."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +20,37 @@ from craits.web.app import Settings, create_app
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENT = ROOT / "experiments" / "results" / "web" / "tournament"
 """A committed tournament with its game records (the Watch and Compare pages' demo data)."""
+
+
+@contextmanager
+def serve_process(
+    games: Path, *args: str, quiet: bool = False, group: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``craits serve --games GAMES ARGS`` in its own process on a free port of 127.0.0.1:
+    ``(url, process)``; killed at the end (``group``: its own process group, stopped with
+    Ctrl-C and then killed whole, its bot thinkers with it; ``quiet``: stderr discarded)."""
+    proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
+                             str(games), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL if quiet else subprocess.PIPE, text=True,
+                            start_new_session=group)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.split("serving ", 1)[1].split("/ ", 1)[0]
+        assert url.startswith("http://127.0.0.1:"), line
+        yield url, proc
+    finally:
+        if group:
+            proc.send_signal(signal.SIGINT)
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(10)
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.poll() is None:
+            proc.kill()
+        proc.wait(30)
+
+
 MAX_REQUESTS = 5000  # a whole game of the short schedules used here needs far fewer
 
 
