@@ -93,6 +93,26 @@ def test_more_specs_than_players_plays_every_combination(tmp_path: Path) -> None
         TournamentConfig(("random", "random"), 3, 2, 0, SHORT)
 
 
+def test_one_rotation_plays_each_deal_once_and_pairs_with_the_full_tournament(
+    tmp_path: Path,
+) -> None:
+    """rotations="one": deal d under rotation d % players only, the first spec in seat
+    -d % players; each of its games is the full tournament's game of that deal and rotation
+    (so two tournaments of one seed pair deal by deal)."""
+    specs = ("greedy", "random", "random")
+    one = TournamentConfig(specs, 3, 6, 4, SHORT, rotations="one")
+    assert [(t.deal, t.rotation) for t in plan(one)] == [(d, d % 3) for d in range(6)]
+    assert [seats_of(specs, t.rotation).index("greedy") for t in plan(one)] == [0, 2, 1] * 2
+    games = run_games(one, tmp_path / "one")
+    full = run_games(TournamentConfig(specs, 3, 6, 4, SHORT), tmp_path / "all")
+    assert len(games) == 6 and all(full[k] == g for k, g in games.items())
+    assert json.loads((tmp_path / "one" / CONFIG_FILE).read_text())["rotations"] == "one"
+    with pytest.raises(TournamentError, match="different tournament"):
+        run_games(TournamentConfig(specs, 3, 6, 4, SHORT), tmp_path / "one")
+    with pytest.raises(ValueError, match="rotations: got 'two', allowed 'all', 'one'"):
+        TournamentConfig(specs, 3, 6, 4, SHORT, rotations="two")
+
+
 def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
     cfg = config(("random", "random", "random"), deals=8)
     t1 = table(run_games(cfg, tmp_path / "a"), cfg)

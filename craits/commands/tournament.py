@@ -41,6 +41,12 @@ def add_parser(sub: Any) -> None:
         help="with more specs than players: every line-up on every deal (all, default) or one "
         "line-up per deal in turn (cycle: 1/L of the games)",
     )  # fmt: skip
+    tour.add_argument(
+        "--rotations", choices=("all", "one"), default="all",
+        help="each deal under every seat rotation (all, default) or under rotation "
+        "DEAL %% PLAYERS only (one: a game per deal and line-up; no duplicate cancelling within "
+        "a deal, but tournaments of the same --seed pair deal by deal)",
+    )  # fmt: skip
     tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     tour.add_argument(
@@ -78,9 +84,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.record is not None and args.record.resolve() == (args.out / GAMES_FILE).resolve():
         parser.error(f"--record {args.record} would overwrite the tournament's own {GAMES_FILE}")
     try:
-        config = TournamentConfig(
-            tuple(args.specs), args.players, args.deals, args.seed, rules, args.schedule
-        )
+        specs = tuple(args.specs)
+        config = TournamentConfig(specs, args.players, args.deals, args.seed, rules,
+                                  args.schedule, rotations=args.rotations)  # fmt: skip
         # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
         config = identify(config)
         ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
