@@ -26,10 +26,12 @@ holding (in that world) four spades, is unlikely under a model of how players ch
 This is the plain importance version, not sequential Monte Carlo: every decision weights
 fresh candidates against the hand's whole history (its cost per world:
 ``experiments/results/belief/README.md``). The model's choice at a decision depends on the
-opponent's hand then and on that decision's public table only, so it is cached per
-(decision, hand). The belief reads the view's public attributes, its own hand and the
-tracker — never a hidden card: ``tests/test_card_belief.py`` permutes the hidden cards and
-finds the same samples and weights.
+opponent's hand then and on that decision's public table only — the table of its
+:class:`~craits_env.public.PublicStep` and the public inferences as they stood then
+(:func:`past_inferences`, rebuilt from the decisions before it) — so it is cached per
+(decision, hand) for the rest of the hand. The belief reads the view's public attributes, its
+own hand and the tracker — never a hidden card: ``tests/test_card_belief.py`` permutes the
+hidden cards and finds the same samples and weights.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import numpy as np
 from craits_env import NUM_CARDS
 from craits_env.actions import CALL_BASE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_PLAY
 from craits_env.cards import RANK_OF, SUIT_OF, Rank
-from craits_env.public import PublicStep, PublicTracker, SeatView
+from craits_env.public import PublicStep, SeatView
 
 from .heuristics import ExpertAgent, TacticianAgent
 from .hidden_cards import seat_caps
@@ -84,28 +86,57 @@ def legal_then(step: PublicStep, hand: Sequence[int], voluntary_draw: bool) -> t
     return tuple(legal)
 
 
-class _PastTracker:
-    """The tracker's inferences as they stood at a past decision: the draws since each
-    inference, less those made after the decision (``None`` where it was made after)."""
+class PastInferences:
+    """The tracker's inferences as they stood at decision ``i`` of the hand, rebuilt from the
+    decisions before it (:func:`past_inferences`): exactly what
+    :class:`~craits_env.public.PublicTracker` knew then, whatever came after."""
 
-    def __init__(self, tracker: PublicTracker, since: Sequence[int]) -> None:
-        self._tracker = tracker
-        self._since = since  # per seat, cards drawn after the decision
+    __slots__ = ("_drawn", "_no_count", "_no_wild", "_void")
 
-    def _then(self, draws: int | None, seat: int) -> int | None:
-        if draws is None:
-            return None
-        then = draws - self._since[seat]
-        return then if then >= 0 else None
+    def __init__(
+        self, void: list[list[int | None]], no_wild: list[int | None],
+        no_count: list[int | None], drawn: tuple[int, ...],
+    ) -> None:  # fmt: skip
+        self._void, self._no_wild, self._no_count, self._drawn = void, no_wild, no_count, drawn
+
+    def _since(self, base: int | None, seat: int) -> int | None:
+        return None if base is None else self._drawn[seat] - base
 
     def void_draws(self, seat: int, suit: int) -> int | None:
-        return self._then(self._tracker.void_draws(seat, suit), seat)
+        return self._since(self._void[seat][suit], seat)
 
     def no_wild_draws(self, seat: int) -> int | None:
-        return self._then(self._tracker.no_wild_draws(seat), seat)
+        return self._since(self._no_wild[seat], seat)
 
     def no_count_draws(self, seat: int) -> int | None:
-        return self._then(self._tracker.no_count_draws(seat), seat)
+        return self._since(self._no_count[seat], seat)
+
+
+def past_inferences(
+    steps: Sequence[PublicStep], num_players: int, voluntary_draw: bool
+) -> list[PastInferences]:
+    """Per decision of the hand, the inferences before it (``len(steps)`` of them): a seat that
+    drew one or more cards at a play decision showed no card of the active suit and no 8 or 9
+    (R3.3), at a count decision no ace or two (R5.3), each from its draw counter then — what
+    :meth:`PublicTracker.observe <craits_env.public.PublicTracker.observe>` learns, decision by
+    decision (``tests/test_card_belief.py`` holds the two equal). With ``voluntary_draw`` a
+    draw shows nothing."""
+    void: list[list[int | None]] = [[None] * 4 for _ in range(num_players)]
+    no_wild: list[int | None] = [None] * num_players
+    no_count: list[int | None] = [None] * num_players
+    out = []
+    for k, step in enumerate(steps):
+        out.append(PastInferences([v[:] for v in void], no_wild[:], no_count[:], step.drawn))
+        if voluntary_draw or step.action != DRAW or k + 1 == len(steps):
+            continue
+        j = step.seat
+        if steps[k + 1].drawn[j] == step.drawn[j]:  # nothing left to draw: nothing shown
+            continue
+        if step.phase == PHASE_PLAY:
+            void[j][step.active_suit] = no_wild[j] = step.drawn[j]
+        elif step.phase == PHASE_COUNT:
+            no_count[j] = step.drawn[j]
+    return out
 
 
 class PastView:
@@ -114,7 +145,7 @@ class PastView:
 
     def __init__(
         self, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView,
-        tracker: _PastTracker,
+        tracker: PastInferences,
     ) -> None:  # fmt: skip
         self.seat = step.seat
         self.hand = hand
@@ -188,12 +219,15 @@ class PolicyBelief:
         ]
         agent: TacticianAgent = ExpertAgent() if model == "expert" else TacticianAgent()
         self._agent = agent
-        # Per position (the view's tracker id, hand, steps: ``_for``): the model's choices
-        # and the decisions' terms per (decision, hand), the past trackers per decision.
+        # Per hand (the decisions seen so far, ``_seen``; a history that does not extend
+        # them is another hand): the model's choices and the decisions' terms per (decision,
+        # hand held then), and the inferences before each decision. None of them depends on
+        # what came after the decision, so they hold for every later position of the hand.
         self._choices: dict[tuple[int, tuple[int, ...]], int] = {}
         self._terms: dict[tuple[int, tuple[int, ...]], float] = {}
-        self._pasts: dict[int, _PastTracker] = {}
-        self._for: tuple[int, int, int, PublicStep] | None = None
+        self._pasts: list[PastInferences] = []
+        self._seen: list[PublicStep] = []
+        self._rules_key: tuple[int, bool] | None = None
 
     @property
     def identity(self) -> str:
@@ -274,12 +308,17 @@ class PolicyBelief:
         return score
 
     def _position(self, view: SeatView, steps: list[PublicStep]) -> None:
-        """Forget the cached choices and terms if ``view`` is a new position (another
-        history): they hold for one position's decisions only."""
-        key = (id(view.tracker), view.hand_index, len(steps), steps[-1])
-        if self._for != key:
-            self._choices, self._terms, self._pasts = {}, {}, {}
-            self._for = key
+        """Keep the cached choices, terms and inferences while ``steps`` extends the history
+        they were made for (the same hand, later); forget them for any other history."""
+        seen = self._seen
+        key = (view.num_players, bool(view.rules.voluntary_draw))
+        if key != self._rules_key or len(steps) < len(seen) or steps[: len(seen)] != seen:
+            self._choices, self._terms, self._seen = {}, {}, []
+            self._rules_key = key
+            seen = self._seen
+        if len(steps) > len(seen):
+            seen.extend(steps[len(seen) :])
+            self._pasts = past_inferences(seen, *key)
 
     def _term(self, i: int, step: PublicStep, hand: tuple[int, ...], view: SeatView) -> float:
         """The log-probability (before the temperature) of decision ``i``'s action, its seat
@@ -317,21 +356,12 @@ class PolicyBelief:
     def _choose(
         self, i: int, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView
     ) -> int:
-        """The model's action at decision ``i`` holding ``hand`` (cached per hand)."""
-        steps = cast(list[PublicStep], view.tracker.steps)
-        self._position(view, steps)
+        """The model's action at decision ``i`` holding ``hand`` (cached per hand; the
+        position is :meth:`scorer`'s, which sets it)."""
         key = (i, tuple(hand))
         choice = self._choices.get(key)
         if choice is None:
-            tracker = self._pasts.get(i)
-            if tracker is None:  # the draws after decision i, per seat: once per position
-                now = view.hand_sizes
-                played = [0] * view.num_players
-                for later in steps[i:]:
-                    if later.action < NUM_CARDS and later.phase in (PHASE_PLAY, PHASE_COUNT):
-                        played[later.seat] += 1
-                since = [now[s] - step.hand_sizes[s] + played[s] for s in range(view.num_players)]
-                tracker = self._pasts[i] = _PastTracker(view.tracker, since)
+            tracker = self._pasts[i]
             past = cast(Any, PastView(step, hand, legal, view, tracker))
             agent = self._agent
             if step.phase == PHASE_PLAY:

@@ -36,10 +36,13 @@ from .playing_weights import PlayingWeightsAgent
 CHAMPION = "champion"
 CHAMPION_SEARCH = "champion-search"
 BELIEF_SEARCH = "belief-search"
-BELIEF_SEARCH_VERSION = 2
+BELIEF_SEARCH_VERSION = 3
 """Bump when ``belief-search`` plays differently (its belief or its budget). 2: the belief at
 temperature :data:`BELIEF_TEMPERATURE` (1 before), and the uniform draw itself where no opponent
-decision is read (``experiments/results/belief/README.md``)."""
+decision is read; 3: the opponent model sees the public inferences as they stood at each past
+decision (:func:`~craits.agents.belief.past_inferences`; version 2 rebuilt them from the
+current tracker, off where a void was re-learned later), and its choices are kept across the
+hand's decisions (``experiments/results/belief/README.md``)."""
 BELIEF_TEMPERATURE = 2.0
 """The belief's temperature in ``belief-search``: the best log score of the hidden cards'
 locations among T = 2, 3, 5, and calibrated (the belief README's sweep)."""
