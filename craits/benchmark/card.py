@@ -6,9 +6,10 @@ every other, every seat rotation of every deal of the deal set):
 - ``win_rate``: a game won alone counts 1, a win shared by k players 1/k (R8.6);
 - ``mean_score``: the agent's final game score (lower is better, R8.6);
 - ``paired``: the agent's score minus the score the reference agent (``expert``) got in the
-  same seat of the same deal against the same opponents (seeded alike) — the luck of the
-  cards cancels, so its interval is narrower: ``width_ratio`` is its interval's width over
-  the plain ``mean_score`` interval's (the same resamples);
+  same seat of the same deal against the same opponents (seeded alike), in points a game;
+  ``width_ratio`` is its interval's width over the plain ``mean_score`` interval's (the same
+  resamples; above 1 on the committed cards: the duplicate rotations already cancel most of
+  the cards' luck, docs/benchmark.md);
 - 95% intervals: percentile bootstrap over *deals* (a deal's rotations come with it), 2,000
   resamples, seeded from the deal set's seed: the same games give the same card.
 
