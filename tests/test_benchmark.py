@@ -131,6 +131,41 @@ def test_the_paired_estimate_subtracts_the_reference_in_the_same_seat_of_the_sam
         cards.matchup_entry(missing, seed=3)
 
 
+def test_ratings_are_against_an_anchored_zoo_so_cards_compare() -> None:
+    """The zoo's ratings are fitted once on the reference's games; an agent's rating moves only
+    the agent: one that plays as the reference does lands on the reference's rating, a stronger
+    one above it, a weaker one below, whatever else was rated."""
+    rng = np.random.default_rng(1)
+    strength = {"weak": -1.0, "expert": 0.0, "strong": 1.0}
+
+    def matchups(agent: str, skill: float) -> list[list[dict[str, Any]]]:
+        out = []
+        for opponent in ("weak", "expert", "strong"):
+            games = []
+            for deal in range(150):
+                r = deal % 4
+                seat = (-r) % 4
+                scores = [-strength[opponent] + rng.normal(0, 1) for _ in range(4)]
+                scores[seat] = -skill + rng.normal(0, 1)
+                specs = [opponent] * 4
+                specs[seat] = agent
+                games.append({**game(deal, r, scores, [int(np.argmin(scores))]), "specs": specs})
+            out.append(games)
+        return out
+
+    zoo = cards.anchors(matchups("expert", 0.0))
+    assert zoo["weak"][0] < zoo["expert"][0] < zoo["strong"][0]
+    before = dict(zoo)
+    like = cards.rating(matchups("expert", 0.0), zoo)
+    better = cards.rating(matchups("x", 0.6), zoo)
+    worse = cards.rating(matchups("y", -0.6), zoo)
+    assert zoo == before  # the anchors never move
+    assert abs(like["mu"] - zoo["expert"][0]) < 2  # OpenSkill's own noise: sigma stays ~1.7
+    assert worse["mu"] < like["mu"] - 3 and better["mu"] > like["mu"] + 3
+    assert like["ordinal"] == pytest.approx(like["mu"] - 3 * like["sigma"])
+    assert cards.interleaved([[1, 2, 3], [4], [5, 6]]) == [1, 4, 5, 2, 6, 3]  # type: ignore[list-item]
+
+
 # ----------------------------------------------------------------------------- evaluate
 
 

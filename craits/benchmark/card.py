@@ -14,11 +14,12 @@ every other, every seat rotation of every deal of the deal set):
   resamples, seeded from the deal set's seed: the same games give the same card.
 
 Over the whole standard table, ``rating``: OpenSkill Plackett–Luce (mu, sigma) of the agent
-against the zoo, games in plan order. ``compute``: wall seconds of the evaluation, and the
-agent's milliseconds per decision and per choice (a decision with more than one legal
-action), timed on the first deals of the standard table. The card's shape is
-``card.schema.json`` beside this module (:data:`SCHEMA`); :func:`to_markdown` and
-:func:`to_png` render it.
+against the zoo held at fixed ratings (:func:`anchors`: one fit over the reference's games
+against every zoo member), so the cards' ratings compare; games interleaved over opponents.
+``compute``: wall seconds of the evaluation, and the agent's milliseconds per decision and
+per choice (a decision with more than one legal action), timed on the first deals of the
+standard table. The card's shape is ``card.schema.json`` beside this module (:data:`SCHEMA`);
+:func:`to_markdown` and :func:`to_png` render it.
 """
 
 from __future__ import annotations
@@ -110,16 +111,41 @@ def matchup_entry(m: Matchup, seed: int) -> dict[str, Any]:
     return entry
 
 
-def rating(games: Sequence[dict[str, Any]], agent: str) -> dict[str, float]:
-    """OpenSkill (mu, sigma) of ``agent`` over ``games`` (the agent's seat named ``agent``)."""
-    relabelled = []
-    for g in games:
-        specs = list(g["specs"])
-        specs[agent_seat(g)] = "\x00agent"  # the agent, even against its own namesake
-        relabelled.append({**g, "specs": specs})
-    names = sorted({s for g in relabelled for s in g["specs"]})
-    mu, sigma = ratings(relabelled, names)["\x00agent"]
-    return {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma}
+def interleaved(matchups: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The games of every matchup in turn (the first game of each, then the second…), so a
+    sequential rating weighs no opponent by its place in the zoo's order."""
+    out = []
+    for k in range(max((len(m) for m in matchups), default=0)):
+        out += [m[k] for m in matchups if k < len(m)]
+    return out
+
+
+def anchors(reference: Sequence[Sequence[dict[str, Any]]]) -> dict[str, tuple[float, float]]:
+    """The zoo's OpenSkill ratings: one fit over the reference's games against every zoo
+    member (one list of games per opponent, interleaved) — the same for every card."""
+    games = interleaved(reference)
+    return ratings(games, sorted({s for g in games for s in g["specs"]}))
+
+
+def rating(
+    matchups: Sequence[Sequence[dict[str, Any]]], zoo: dict[str, tuple[float, float]]
+) -> dict[str, float]:
+    """The agent's OpenSkill Plackett–Luce (mu, sigma) over its games (one list per
+    opponent, interleaved), each rated against opponents held at their :func:`anchors`: the
+    zoo never moves, so every card's rating is on the same scale."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    me = model.rating()
+    fixed = {s: model.rating(mu=mu, sigma=sigma) for s, (mu, sigma) in zoo.items()}
+    for g in interleaved(matchups):
+        seat, scores = agent_seat(g), g["scores"]
+        order = sorted(set(scores))
+        teams = [[me] if i == seat else [fixed[s]] for i, s in enumerate(g["specs"])]
+        new = model.rate(teams, ranks=[float(order.index(v) + 1) for v in scores])
+        me = model.rating(mu=new[seat][0].mu, sigma=new[seat][0].sigma)
+    return {"mu": float(me.mu), "sigma": float(me.sigma),
+            "ordinal": float(me.mu - 3 * me.sigma)}  # fmt: skip
 
 
 def to_json(card: dict[str, Any]) -> str:
@@ -158,7 +184,7 @@ def to_markdown(card: dict[str, Any]) -> str:
              f"`{card['size']}`; {card['created']}."]  # fmt: skip
     if card.get("rating"):
         r = card["rating"]
-        lines += ["", f"OpenSkill over the zoo (standard table): mu {r['mu']:.2f}, "
+        lines += ["", f"OpenSkill against the anchored zoo (standard table): mu {r['mu']:.2f}, "
                       f"sigma {r['sigma']:.2f}, ordinal {r['ordinal']:.2f}."]  # fmt: skip
     c = card["compute"]
     lines += ["", f"Compute: the run that wrote this card took {c['seconds']:.0f} s (a resumed "

@@ -44,6 +44,7 @@ from .suite import SIZES, Suite, Table
 
 Progress = Callable[[str, int, int], None]
 """``progress(what, done, total)``: games done of one tournament."""
+Games = list[list[dict]]  # one list of games per opponent
 TIMED_DEALS = 2  # deals of the standard table timed for the card's compute figures
 
 
@@ -91,14 +92,14 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
     _, identity = resolve_agent(spec)
     _, reference_id = resolve_agent(suite.reference)
     is_reference = identity == reference_id
-    tables, standard_games = [], []
+    tables, standard, reference = [], [], []
     for table in suite.tables:
         entry = _table(spec, table, suite, size, options, is_reference)
         if entry is None:
             continue
         tables.append(entry[0])
         if table is suite.tables[0]:
-            standard_games = entry[1]
+            standard, reference = entry[1], entry[2]
     if not tables:
         raise ValueError(f"agent {spec!r} can play none of the tables of suite {suite.name}")
     card: dict[str, Any] = {
@@ -107,7 +108,7 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
         "agent": {"spec": spec, "identity": identity},
         "reference": {"spec": suite.reference, "identity": reference_id},
         "engine": {"craits": __version__, "rules_revision": RULES_REVISION},
-        "rating": cards.rating(standard_games, spec) if standard_games else None,
+        "rating": cards.rating(standard, cards.anchors(reference)) if standard else None,
         "compute": {"seconds": time.monotonic() - start, **_timing(spec, suite, size)},
         "tables": tables,
     }  # fmt: skip
@@ -116,15 +117,15 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
 
 
 def _table(spec: str, table: Table, suite: Suite, size: str, options: Options,
-           is_reference: bool) -> tuple[dict[str, Any], list[dict]] | None:  # fmt: skip
-    """The card's entry for ``table`` and the agent's games there (``None``: the agent
-    cannot play the table)."""
+           is_reference: bool) -> tuple[dict[str, Any], Games, Games] | None:  # fmt: skip
+    """The card's entry for ``table``, the agent's games there and the reference's (one list
+    per opponent each; ``None``: the agent cannot play the table)."""
     first = suite.deal_set(table, spec, suite.zoo[0], size)
     try:
         resolve_agent(spec, num_players=first.players, rules=first.rules)
     except ValueError:
         return None
-    opponents, skipped, used, all_games = [], [], {}, []
+    opponents, skipped, used, all_games, all_reference = [], [], {}, [], []
     for opponent in suite.zoo:
         deal_set = suite.deal_set(table, spec, opponent, size)
         config = deal_set.config(_lineup(spec, opponent, deal_set.players))
@@ -146,12 +147,13 @@ def _table(spec: str, table: Table, suite: Suite, size: str, options: Options,
         matchup = cards.Matchup(opponent, config.agents[1], games, reference)
         opponents.append({**cards.matchup_entry(matchup, deal_set.seed),
                           "deal_set": deal_set.name})  # fmt: skip
-        all_games += games
+        all_games.append(games)
+        all_reference.append(games if reference is None else reference)
     entry = {"name": table.name, "title": table.title, "players": first.players,
              "rules": first.rules.to_dict(),
              "deal_sets": [d.to_dict() for d in used.values()],
              "opponents": opponents, "skipped": skipped}  # fmt: skip
-    return entry, all_games
+    return entry, all_games, all_reference
 
 
 class _Timed:
