@@ -280,3 +280,34 @@ def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -
             assert search.act(view) in view.legal_actions  # a live view: act while it holds
             if k == 2:
                 break
+
+
+def test_the_held_out_tables_deal_nothing_used_in_training_tuning_or_the_benchmark() -> None:
+    """The committed held-out tables of the belief's README (one seed): not a training
+    config's seed, the training evaluation's, a tuning seed of the belief (555; the
+    diagnostics' 31310000 and timing's 31320000 ranges) nor a benchmark set's; and none of
+    their deals is a deal of the training evaluation."""
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from craits.agents.duplicate_tournament import config_from_dict, deal_cards
+    from craits.benchmark.deal_sets import load
+    from craits.benchmark.suite import V1
+    from craits.training.config import load_config
+    from craits.training.evaluate import EVAL_SEED
+
+    root = Path(__file__).parents[1]
+    tables = sorted((root / "experiments/results/belief/heldout").glob("*/tournament.json"))
+    configs = [config_from_dict(json.loads(p.read_text())) for p in tables]
+    assert len(configs) >= 3 and len({(c.seed, c.deals, c.rotations) for c in configs}) == 1
+    held = configs[0]
+    assert held.deals >= 1000 and held.rotations == "one"
+    used = {load_config(p.stem).seed for p in (root / "training/configs").glob("*.toml")}
+    used |= {EVAL_SEED, 555} | {
+        d.seed for t in V1.tables for d in (load("v1", t.full), load("v1", t.search))
+    }
+    assert held.seed not in used and not 31310000 <= held.seed < 31330000
+    ours = {bytes(deal_cards(held, d)[1][0]) for d in range(held.deals)}
+    evaluation = dataclasses.replace(held, seed=EVAL_SEED)
+    assert not ours & {bytes(deal_cards(evaluation, d)[1][0]) for d in range(300)}
