@@ -374,6 +374,38 @@ class PolicyBelief:
         return choice
 
 
+def split_row(view: SeatView, row: Sequence[int]) -> tuple[dict[int, list[int]], list[int]]:
+    """A world row of :class:`BeliefSample` as ``(hands, stock)``: seat -> cards of every
+    other seat, and the stock, next card first."""
+    hands, at = {}, 0
+    for s, k in enumerate(view.hand_sizes):
+        if s != view.seat:
+            hands[s] = [int(c) for c in row[at : at + k]]
+            at += k
+    return hands, [int(c) for c in row[at:]]
+
+
+class BeliefSampler:
+    """A belief as the ``sampler`` of ``python_craits``'s ``state.resample_from_infostate``
+    (:mod:`craits_env.integrations.openspiel`): called, a uniform draw in [0, 1) from its own
+    seeded generator (what OpenSpiel's probability samplers give, here only seeding the
+    world's generator); :meth:`sample` draws the world from the belief. The same seed gives
+    the same sequence of worlds."""
+
+    def __init__(self, belief: PolicyBelief, seed: int | None = None) -> None:
+        self.belief = belief
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self) -> float:
+        return float(self._rng.random())
+
+    def sample(
+        self, view: SeatView, n: int, rng: np.random.Generator
+    ) -> list[tuple[dict[int, list[int]], list[int]]]:
+        """``n`` worlds of the belief, each ``(hands, stock)``."""
+        return [split_row(view, row) for row in self.belief.sample(view, n, rng).rows.tolist()]
+
+
 def _no_evidence(row: list[int]) -> float:
     """The log-weight of every world when no decision is read: all alike."""
     return 0.0

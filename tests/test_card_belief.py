@@ -10,7 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from craits.agents.belief import PolicyBelief, legal_then, past_inferences, systematic_resample
+from craits.agents.belief import (
+    PolicyBelief,
+    legal_then,
+    past_inferences,
+    split_row,
+    systematic_resample,
+)
 from craits.agents.heuristics import ExpertAgent
 from craits.agents.pimc import PIMCAgent
 from craits.agents.search_sampling import compiled_samples
@@ -39,15 +45,6 @@ def endgame_views(games: int, first_seed: int) -> Iterator[tuple[Game, PublicGam
             public.apply(agents[p].act(view))
 
 
-def split(row: list[int], view: SeatView) -> tuple[dict[int, list[int]], list[int]]:
-    hands, at = {}, 0
-    for s, k in enumerate(view.hand_sizes):
-        if s != view.seat:
-            hands[s] = row[at : at + k]
-            at += k
-    return hands, row[at:]
-
-
 def test_every_world_is_consistent_and_the_weights_are_normalised() -> None:
     belief = PolicyBelief("expert")
     rng = np.random.default_rng(3)
@@ -60,7 +57,7 @@ def test_every_world_is_consistent_and_the_weights_are_normalised() -> None:
         assert worlds.rows.shape == (8, len(view.unseen_cards()))
         assert np.allclose(worlds.weights, 1 / 8)
         for row in worlds.rows.tolist():
-            hands, stock = split(row, view)
+            hands, stock = split_row(view, row)
             assert Counter(row) == Counter(view.unseen_cards())  # no seen card, none twice
             for s, cards in hands.items():
                 assert len(cards) == view.hand_sizes[s]
@@ -102,7 +99,7 @@ def test_permuting_the_hidden_cards_changes_nothing() -> None:
     for game, public, view in endgame_views(2, 19):
         unseen = view.unseen_cards()
         shuffled = [int(c) for c in perm.permutation(unseen)]
-        hands, stock = split(shuffled, view)
+        hands, stock = split_row(view, shuffled)
         other_game = view.determinize(hands, stock, np.random.default_rng(0))
         other = PublicGame(other_game)
         other.tracker = public.tracker.copy_for(other_game)

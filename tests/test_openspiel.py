@@ -166,6 +166,46 @@ def test_resampling_keeps_the_information_state() -> None:
     assert checked >= 3
 
 
+def test_a_belief_supplies_the_resampled_worlds() -> None:
+    """resample_from_infostate with craits.agents.belief.BeliefSampler: the world is the
+    belief's own draw (the same seed, the same world), the information state is kept, and the
+    hand's decisions reach the belief (python_craits records them), so its weights move."""
+    from craits.agents.belief import BeliefSampler, PolicyBelief
+    from craits_env.public import PublicGame
+
+    game = pyspiel.load_game("python_craits(players=4,hand_sizes=6;4)")
+    rng = np.random.default_rng(12)
+    checked = weighted = 0
+    for _ in range(12):
+        state = game.new_initial_state()
+        _play_random(state, rng, int(rng.integers(6, 30)))
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        p = state.current_player()
+        info = state.information_state_string(p)
+        worlds = [
+            state.resample_from_infostate(p, BeliefSampler(PolicyBelief(temperature=2.0), seed=4))
+            for _ in range(2)
+        ]
+        assert worlds[0].engine.hands == worlds[1].engine.hands
+        assert all(w.information_state_string(p) == info for w in worlds)
+        public = PublicGame(state.engine)
+        public.tracker = state._tracker
+        view = public.view(p)
+        steps = view.tracker.steps
+        assert steps is not None and len(steps) > 0
+        sampler = BeliefSampler(PolicyBelief(temperature=2.0), seed=4)
+        draw = np.random.default_rng(os_craits._seed_from(sampler))
+        hands, _ = sampler.sample(view, 1, draw)[0]
+        assert all(sorted(worlds[0].engine.hands[s]) == sorted(h) for s, h in hands.items())
+        belief = PolicyBelief(temperature=2.0)
+        if belief.evidence(view, steps):
+            pool = belief.candidates(view, 32, np.random.default_rng(0))
+            weighted += bool(pool.weights.max() > pool.weights.min())
+        checked += 1
+    assert checked >= 6 and weighted >= 2
+
+
 def test_consistent_deal_is_uniform_by_enumeration() -> None:
     """Five unseen cards, two seats of one card and three in the stock; seat 1 showed no
     heart and drew nothing since: every consistent world equally often."""

@@ -32,7 +32,9 @@ again, uniformly over the deals consistent with what the public history proves
 ``sample(view, n, rng)`` — a belief over hands: ``view`` the player's
 :class:`~craits_env.public.SeatView`, ``n`` = 1, ``rng`` a numpy generator — returning
 ``[(hands, stock)]`` (seat -> cards of every other seat; the stock, next card first)
-supplies the world instead; it is checked to be a deal of the unseen cards. The new world
+supplies the world instead; it is checked to be a deal of the unseen cards
+(``craits.agents.belief.BeliefSampler(PolicyBelief(), seed)`` is one: worlds weighted by how
+likely the opponents' decisions are under the expert). The new world
 holds the player's view of the past; its history is not a replayable action list.
 
 A bot seated at a live game sees a :class:`~craits_env.public.SeatView` — the position and
@@ -67,7 +69,7 @@ from ..engine import Game  # noqa: E402
 from ..events import event_from_dict  # noqa: E402
 from ..game_state import NeedsRandomness  # noqa: E402
 from ..observation import ObservationEncoder  # noqa: E402
-from ..public import PublicGame, PublicTracker, SeatView  # noqa: E402
+from ..public import PublicGame, PublicTracker, SeatView, public_step  # noqa: E402
 from ..rewards import win_shares  # noqa: E402
 from ..rules import Rules, check_num_players  # noqa: E402
 from .openspiel_infostate import InfoStateLayout, Resampled, info_string, seat_view  # noqa: E402
@@ -307,8 +309,9 @@ class CraitsState(pyspiel.State):
             self._tracker = PublicTracker(engine)
         else:
             assert self._tracker is not None
+            step = public_step(self.engine, self._pending)  # type: ignore[arg-type]
             self._tracker.bind(engine)
-            self._tracker.observe(events)
+            self._tracker.observe(events, step)  # the hand's decisions: a belief reads them
             self._log.extend(events)
         self.engine, self._pending = engine, None
 
