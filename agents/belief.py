@@ -227,7 +227,7 @@ class PolicyBelief:
         self._terms: dict[tuple[int, tuple[int, ...]], float] = {}
         self._pasts: list[PastInferences] = []
         self._seen: list[PublicStep] = []
-        self._rules_key: tuple[int, bool] | None = None
+        self._rules_key: tuple[int, Any] | None = None
 
     @property
     def identity(self) -> str:
@@ -311,14 +311,14 @@ class PolicyBelief:
         """Keep the cached choices, terms and inferences while ``steps`` extends the history
         they were made for (the same hand, later); forget them for any other history."""
         seen = self._seen
-        key = (view.num_players, bool(view.rules.voluntary_draw))
+        key = (view.num_players, view.rules)  # the model reads the rules too
         if key != self._rules_key or len(steps) < len(seen) or steps[: len(seen)] != seen:
             self._choices, self._terms, self._seen = {}, {}, []
             self._rules_key = key
             seen = self._seen
         if len(steps) > len(seen):
             seen.extend(steps[len(seen) :])
-            self._pasts = past_inferences(seen, *key)
+            self._pasts = past_inferences(seen, view.num_players, bool(view.rules.voluntary_draw))
 
     def _term(self, i: int, step: PublicStep, hand: tuple[int, ...], view: SeatView) -> float:
         """The log-probability (before the temperature) of decision ``i``'s action, its seat
