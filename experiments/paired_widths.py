@@ -40,8 +40,9 @@ def width(values: np.ndarray, idx: np.ndarray) -> float:
 def rows(spec: str, reference: dict) -> list[str]:
     card = json.loads((CARDS / slug(spec) / "card.json").read_text())
     out = []
-    for table, ref_table in zip(card["tables"], reference["tables"], strict=True):
-        theirs = {o["opponent"]: o for o in ref_table["opponents"]}
+    by_name = {t["name"]: t for t in reference["tables"]}
+    for table in card["tables"]:  # an agent may not play every table (a champion: 4 players)
+        theirs = {o["opponent"]: o for o in by_name[table["name"]]["opponents"]}
         rotations = table["players"]
         for o in table["opponents"]:
             mine = np.array(o["scores"], dtype=float).reshape(-1, rotations).mean(axis=1)
