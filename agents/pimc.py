@@ -305,10 +305,11 @@ class PIMCAgent:
         self, view: SeatView, legal: list[int], table: Rollouts
     ) -> tuple[list[list[float]], int]:
         """:meth:`_evaluate` with every rollout in one compiled call: the samples are drawn
-        and checked (``determinize``) first — their order in ``self._sample_rng`` is unchanged,
-        the rollouts draw from nothing else — then played in the Python order, drawing from
-        ``self._np_rng`` as the Python rollouts do; so the values are the Python ones, bit
-        for bit, and ``self._np_rng`` ends in the same state."""
+        and checked first (all at once, as ``determinize`` checks each) — their order in
+        ``self._sample_rng`` is unchanged, the rollouts draw from nothing else — then played
+        in the Python order, drawing from ``self._np_rng`` as the Python rollouts do; so the
+        values are the Python ones, bit for bit, and ``self._np_rng`` ends in the same
+        state."""
         seat, sizes, caps, unseen, samples = self._setup(view, legal)
         np_rng = self._np_rng
         from .search_sampling import compiled_samples
@@ -326,15 +327,18 @@ class PIMCAgent:
             hands = {s: row[end - sizes[s] : end] for s, end in zip(sizes, ends, strict=True)}
             return view.determinize(hands, row[len(row) - stock_size :], np_rng)  # checks it
 
-        default = 0
-        for k in range(samples):
-            first = root(k)  # each sample is checked; only the first is kept (the row)
-            if k == 0:
-                table.load(first)
-                if self.prior is not None:
-                    default = legal.index(self.prior.act(view))
-                else:
-                    default = legal.index(self.rollout(first))
+        # Every sample is checked at once (what ``determinize`` checks of each: the sizes by
+        # the layout, the cards by this sort); only the first becomes a game, to load the row.
+        if dealt.shape != (samples, len(unseen)) or not np.array_equal(
+            np.sort(dealt, axis=1), np.broadcast_to(np.asarray(unseen), dealt.shape)
+        ):
+            raise ValueError("determinized: the sample is not the unseen cards")
+        first = root(0)
+        table.load(first)
+        if self.prior is not None:
+            default = legal.index(self.prior.act(view))
+        else:
+            default = legal.index(self.rollout(first))
         owners = [s for s in sizes for _ in range(sizes[s])]
         owners += [-1] * (len(unseen) - len(owners))
         values, state = table.values(

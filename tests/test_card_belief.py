@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from craits.agents.belief import (
+    BeliefSample,
     PolicyBelief,
     legal_then,
     past_inferences,
@@ -240,6 +241,23 @@ def test_without_evidence_the_worlds_are_the_uniform_draw_itself() -> None:
         ]
         assert values[0] == values[1]
     assert bare >= 3 and with_evidence > 20
+
+
+def test_a_sampler_world_that_is_not_the_unseen_cards_is_refused() -> None:
+    """The search checks every world a sampler returns (all at once in the compiled path):
+    one card duplicated in the last world is a ``ValueError``, before any rollout."""
+
+    class Broken(PolicyBelief):
+        def sample(self, view: SeatView, n: int, rng: np.random.Generator) -> BeliefSample:
+            worlds = super().sample(view, n, rng)
+            rows = worlds.rows.copy()
+            rows[-1, 0] = rows[-1, 1]
+            return worlds._replace(rows=rows)
+
+    _, _, view = next(endgame_views(1, 5))
+    for engine in ("auto", "python"):
+        with pytest.raises(ValueError, match="not the unseen cards"):
+            PIMCAgent(32, seed=3, sampler=Broken(), engine=engine).act(view)
 
 
 def test_the_cached_terms_are_the_uncached_weights() -> None:

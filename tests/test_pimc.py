@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from craits.agents import search_sampling
 from craits.agents.arena import engine_table
 from craits.agents.base import RandomAgent
 from craits.agents.heuristics import ExpertAgent
@@ -271,13 +272,14 @@ def test_determinizations_respect_the_tracker(monkeypatch: pytest.MonkeyPatch) -
     pub.apply(DRAW)
     assert pub.tracker.void_draws(1, _HEARTS) == 1 and g.current_player == 0
     samples: list[list[int]] = []
-    real = SeatView.determinize
+    real = search_sampling.compiled_samples
 
-    def recording(self: SeatView, hands: dict[int, list[int]], stock: list[int], rng: Any) -> Game:
-        samples.append(list(hands[1]))
-        return real(self, hands, stock, rng)
+    def recording(*args: Any) -> np.ndarray:
+        rows = real(*args)
+        samples.extend(row[:4] for row in rows.tolist())  # seat 1's hand, then the stock
+        return rows
 
-    monkeypatch.setattr(SeatView, "determinize", recording)
+    monkeypatch.setattr(search_sampling, "compiled_samples", recording)
     PIMCAgent(400, seed=0).act(pub.view(0))
     assert len(samples) == 200  # two legal plays (Kh, Qh)
     for hand in samples:
@@ -292,3 +294,13 @@ def test_determinizations_respect_the_tracker(monkeypatch: pytest.MonkeyPatch) -
             )
             <= 1
         )
+
+
+def test_the_decision_hash_repeats_and_tells_play_apart() -> None:
+    """``experiments/decision_hash.py``, the proof a searcher's refactor plays alike: the same
+    games give the same hash; another agent's moves another (the spec's name is not hashed)."""
+    from experiments.decision_hash import decision_hash
+
+    first, spent = decision_hash(["pimc:64"], 1, 900)
+    assert decision_hash(["pimc:64"], 1, 900)[0] == first and spent["pimc:64"] > 0
+    assert decision_hash(["random"], 1, 900)[0] != first
