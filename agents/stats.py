@@ -56,11 +56,14 @@ def _bootstrap_ci(rows: np.ndarray, num: int, den: int, rng: np.random.Generator
     return [float(lo), float(hi)]
 
 
-def ratings(games: list[dict[str, Any]], specs: list[str]) -> dict[str, tuple[float, float]]:
-    """OpenSkill Plackett–Luce (mu, sigma) per spec, games in the given order."""
+def ratings(
+    games: list[dict[str, Any]], specs: list[str], tau: float | None = None
+) -> dict[str, tuple[float, float]]:
+    """OpenSkill Plackett–Luce (mu, sigma) per spec, games in the given order; ``tau`` the
+    model's dynamics (``None``: OpenSkill's default, skills that drift; 0: fixed skills)."""
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce() if tau is None else PlackettLuce(tau=tau)
     current = {s: model.rating(name=s) for s in specs}
     for g in games:
         seats = g["specs"]

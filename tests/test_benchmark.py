@@ -160,9 +160,17 @@ def test_ratings_are_against_an_anchored_zoo_so_cards_compare() -> None:
     better = cards.rating(matchups("x", 0.6), zoo)
     worse = cards.rating(matchups("y", -0.6), zoo)
     assert zoo == before  # the anchors never move
-    assert abs(like["mu"] - zoo["expert"][0]) < 2  # OpenSkill's own noise: sigma stays ~1.7
+    assert abs(like["mu"] - zoo["expert"][0]) < 1.5
+    one = cards.rating(matchups("expert", 0.0)[:1], zoo)
+    assert like["sigma"] < one["sigma"] - 0.3  # no drift (tau = 0): more games, more certain
     assert worse["mu"] < like["mu"] - 3 and better["mu"] > like["mu"] + 3
     assert like["ordinal"] == pytest.approx(like["mu"] - 3 * like["sigma"])
+    # Only the first RATED_DEALS deals of each opponent count: every card reads as many games.
+    games = matchups("x", 0.6)
+    assert len(games[0]) > cards.RATED_DEALS
+    tail = [[{**g, "scores": [0.0] * 4} if g["deal"] >= cards.RATED_DEALS else g for g in m]
+            for m in games]  # fmt: skip
+    assert cards.rating(tail, zoo) == cards.rating(games, zoo) != cards.rating(games[:2], zoo)
     assert cards.interleaved([[1, 2, 3], [4], [5, 6]]) == [1, 4, 5, 2, 6, 3]  # type: ignore[list-item]
 
 

@@ -13,9 +13,12 @@ every other, every seat rotation of every deal of the deal set):
 - 95% intervals: percentile bootstrap over *deals* (a deal's rotations come with it), 2,000
   resamples, seeded from the deal set's seed: the same games give the same card.
 
-Over the whole standard table, ``rating``: OpenSkill Plackett–Luce (mu, sigma) of the agent
-against the zoo held at fixed ratings (:func:`anchors`: one fit over the reference's games
-against every zoo member), so the cards' ratings compare; games interleaved over opponents.
+Over the standard table, ``rating``: OpenSkill Plackett–Luce (mu, sigma) of the agent against
+the zoo held at fixed ratings (:func:`anchors`: one fit over the reference's games against
+every zoo member on the small deal set, the same for every card), from the games of the first
+:data:`RATED_DEALS` deals against each opponent (every card reads as many games, whatever its
+size), interleaved over opponents; skills do not drift (``tau = 0``: a frozen zoo), so the
+rating is the whole evidence's, not its last games'. The cards' ratings compare.
 ``compute``: wall seconds of the evaluation, and the agent's milliseconds per decision and
 per choice (a decision with more than one legal action), timed on the first deals of the
 standard table. The card's shape is ``card.schema.json`` beside this module (:data:`SCHEMA`);
@@ -37,6 +40,10 @@ from craits.agents.stats import BOOTSTRAP, ratings
 from craits_env.seeding import derive_rng
 
 SCHEMA = Path(__file__).resolve().parent / "card.schema.json"
+RATED_DEALS = 100
+"""Deals of each opponent's games the rating reads (the small deal sets' size)."""
+TAU = 0.0
+"""OpenSkill's dynamics in the ratings: none, the zoo is frozen."""
 FORMAT = "craits-report-card/1"
 
 
@@ -122,23 +129,26 @@ def interleaved(matchups: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, 
 
 def anchors(reference: Sequence[Sequence[dict[str, Any]]]) -> dict[str, tuple[float, float]]:
     """The zoo's OpenSkill ratings: one fit over the reference's games against every zoo
-    member (one list of games per opponent, interleaved) — the same for every card."""
+    member (one list of games per opponent, interleaved; the evaluation passes those of the
+    small deal set, so every card gets the same anchors)."""
     games = interleaved(reference)
-    return ratings(games, sorted({s for g in games for s in g["specs"]}))
+    return ratings(games, sorted({s for g in games for s in g["specs"]}), tau=TAU)
 
 
 def rating(
     matchups: Sequence[Sequence[dict[str, Any]]], zoo: dict[str, tuple[float, float]]
 ) -> dict[str, float]:
-    """The agent's OpenSkill Plackett–Luce (mu, sigma) over its games (one list per
-    opponent, interleaved), each rated against opponents held at their :func:`anchors`: the
-    zoo never moves, so every card's rating is on the same scale."""
+    """The agent's OpenSkill Plackett–Luce (mu, sigma) over its games of the first
+    :data:`RATED_DEALS` deals (one list per opponent, interleaved), each rated against
+    opponents held at their :func:`anchors`: the zoo never moves, so every card's rating is
+    on the same scale."""
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=TAU)
     me = model.rating()
     fixed = {s: model.rating(mu=mu, sigma=sigma) for s, (mu, sigma) in zoo.items()}
-    for g in interleaved(matchups):
+    rated = [[g for g in games if g["deal"] < RATED_DEALS] for games in matchups]
+    for g in interleaved(rated):
         seat, scores = agent_seat(g), g["scores"]
         order = sorted(set(scores))
         teams = [[me] if i == seat else [fixed[s]] for i, s in enumerate(g["specs"])]

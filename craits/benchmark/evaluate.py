@@ -92,14 +92,14 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
     _, identity = resolve_agent(spec)
     _, reference_id = resolve_agent(suite.reference)
     is_reference = identity == reference_id
-    tables, standard, reference = [], [], []
+    tables, standard = [], []
     for table in suite.tables:
         entry = _table(spec, table, suite, size, options, is_reference)
         if entry is None:
             continue
         tables.append(entry[0])
         if table is suite.tables[0]:
-            standard, reference = entry[1], entry[2]
+            standard = entry[1]
     if not tables:
         raise ValueError(f"agent {spec!r} can play none of the tables of suite {suite.name}")
     card: dict[str, Any] = {
@@ -108,7 +108,7 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
         "agent": {"spec": spec, "identity": identity},
         "reference": {"spec": suite.reference, "identity": reference_id},
         "engine": {"craits": __version__, "rules_revision": RULES_REVISION},
-        "rating": cards.rating(standard, cards.anchors(reference)) if standard else None,
+        "rating": cards.rating(standard, _anchors(suite, options)) if standard else None,
         "compute": {"seconds": time.monotonic() - start, **_timing(spec, suite, size)},
         "tables": tables,
     }  # fmt: skip
@@ -116,16 +116,30 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
     return card
 
 
+def _anchors(suite: Suite, options: Options) -> dict[str, tuple[float, float]]:
+    """The zoo's fixed ratings (:func:`craits.benchmark.card.anchors`) from the reference's
+    games on the standard table's small deal set against every zoo member — the same games,
+    so the same anchors, for every card of the suite (played here where missing)."""
+    table, ours = suite.tables[0], suite.reference
+    reference = []
+    for opponent in suite.zoo:
+        deal_set = suite.deal_set(table, ours, opponent, "search")
+        config = identify(deal_set.config(_lineup(ours, opponent, deal_set.players)))
+        folder = options.games / table.name / deal_set.name / f"{slug(ours)}-vs-{slug(opponent)}"
+        reference.append(_play(config, folder, f"{table.name}: {ours} vs {opponent}", options))
+    return cards.anchors(reference)
+
+
 def _table(spec: str, table: Table, suite: Suite, size: str, options: Options,
-           is_reference: bool) -> tuple[dict[str, Any], Games, Games] | None:  # fmt: skip
-    """The card's entry for ``table``, the agent's games there and the reference's (one list
-    per opponent each; ``None``: the agent cannot play the table)."""
+           is_reference: bool) -> tuple[dict[str, Any], Games] | None:  # fmt: skip
+    """The card's entry for ``table`` and the agent's games there (one list per opponent;
+    ``None``: the agent cannot play the table)."""
     first = suite.deal_set(table, spec, suite.zoo[0], size)
     try:
         resolve_agent(spec, num_players=first.players, rules=first.rules)
     except ValueError:
         return None
-    opponents, skipped, used, all_games, all_reference = [], [], {}, [], []
+    opponents, skipped, used, all_games = [], [], {}, []
     for opponent in suite.zoo:
         deal_set = suite.deal_set(table, spec, opponent, size)
         config = deal_set.config(_lineup(spec, opponent, deal_set.players))
@@ -148,12 +162,11 @@ def _table(spec: str, table: Table, suite: Suite, size: str, options: Options,
         opponents.append({**cards.matchup_entry(matchup, deal_set.seed),
                           "deal_set": deal_set.name})  # fmt: skip
         all_games.append(games)
-        all_reference.append(games if reference is None else reference)
     entry = {"name": table.name, "title": table.title, "players": first.players,
              "rules": first.rules.to_dict(),
              "deal_sets": [d.to_dict() for d in used.values()],
              "opponents": opponents, "skipped": skipped}  # fmt: skip
-    return entry, all_games, all_reference
+    return entry, all_games
 
 
 class _Timed:
