@@ -30,6 +30,7 @@ import argparse
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -75,14 +76,20 @@ def marginals(view: SeatView, rows: np.ndarray, weights: np.ndarray) -> np.ndarr
     return m
 
 
-def measure(args: argparse.Namespace) -> dict[str, object]:
+def measure(
+    args: argparse.Namespace, learned: Callable[[SeatView], np.ndarray] | None = None
+) -> dict[str, object]:
+    """The diagnostics (module doc); with ``learned`` (a view's marginals ``m[card,
+    location]``, e.g. ``experiments/card_locations.py``'s model) scored at the same points too
+    (``"learned"``: bits, calibration, ms per point)."""
     belief = PolicyBelief("expert", temperature=args.temperature, epsilon=args.epsilon)
     rng = np.random.default_rng(args.seed)
     agents = [ExpertAgent() for _ in range(4)]
     k = args.candidates
-    bits = {"uniform": [], "belief": []}
-    calib = {"uniform": [], "belief": []}  # (predicted, held) for each opponent and card
-    ess, evidence, t_uniform, t_belief = [], [], 0.0, 0.0
+    names = ("uniform", "belief", "learned") if learned else ("uniform", "belief")
+    bits: dict[str, list[float]] = {name: [] for name in names}
+    calib: dict[str, list] = {name: [] for name in names}  # (predicted, held) per opponent, card
+    ess, evidence, t_uniform, t_belief, t_learned = [], [], 0.0, 0.0, 0.0
     sizes0 = {1: 8, 2: 8, 3: 8}
     compiled_samples(1, list(range(32, 52)) + list(range(24)), sizes0, {}, rng)  # compile first
     for g in range(args.games):
@@ -113,8 +120,15 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
                 n = view.num_players
                 share = np.array([len(game.hands[s]) for s in sizes] + [game.stock_size], float)
                 share /= share.sum()
-                for name, w in (("uniform", np.full(k, 1.0 / k)), ("belief", pool.weights)):
-                    m = marginals(view, pool.rows, w)
+                found = {
+                    "uniform": marginals(view, pool.rows, np.full(k, 1.0 / k)),
+                    "belief": marginals(view, pool.rows, pool.weights),
+                }
+                if learned is not None:
+                    t3 = time.perf_counter()
+                    found["learned"] = learned(view)
+                    t_learned += time.perf_counter() - t3
+                for name, m in found.items():
                     smooth = (1 - args.smoothing) * m + args.smoothing * share
                     bits[name].append(np.mean([np.log2(smooth[c, loc]) for c, loc in true.items()]))
                     for c in unseen:
@@ -135,6 +149,14 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
                          float(held[sel].mean()) if sel.any() else None])  # fmt: skip
         table[name] = rows
     gain = np.array(bits["belief"]) - np.array(bits["uniform"])
+    extra: dict[str, object] = {}
+    if learned is not None:
+        learned_gain = np.array(bits["learned"]) - np.array(bits["uniform"])
+        extra = {
+            "learned_gain_bits_per_card": float(learned_gain.mean()),
+            "learned_gain_stderr": float(learned_gain.std(ddof=1) / np.sqrt(points)),
+            "learned_ms_per_point": 1e3 * t_learned / points,
+        }
     return {
         "games": args.games, "seed": args.seed, "candidates": k, "points": points,
         "belief": belief.identity, "smoothing": args.smoothing,
@@ -145,7 +167,7 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
         "evidence_mean": float(np.mean(evidence)),
         "ms_per_world": {"uniform": 1e3 * t_uniform / (points * k),
                          "belief": 1e3 * t_belief / (points * k)},
-        "calibration": table,
+        "calibration": table, **extra,
     }  # fmt: skip
 
 
@@ -237,26 +259,41 @@ def markdown(r: dict) -> str:
         "|---|---|---|",
         f"| uniform consistent | {b['uniform']:.3f} | {ms['uniform']:.4f} |",
         f"| belief | {b['belief']:.3f} | {ms['belief']:.4f} |",
+    ]
+    if "learned" in b:
+        out.append(f"| learned card locations | {b['learned']:.3f} | "
+                   f"{r['learned_ms_per_point']:.4f} per point |")  # fmt: skip
+    out += [
         "",
         f"Gain: **{r['gain_bits_per_card']:+.4f} ± {r['gain_stderr']:.4f} bits per hidden card**; "
         f"effective sample size {r['ess_mean']:.1f} mean, {r['ess_median']:.1f} median of "
         f"{r['candidates']}; {r['evidence_mean']:.1f} opponent decisions read per point.",
-        "",
-        "| predicted P(opponent holds card) | pairs (uniform) | mean predicted | held | "
-        "pairs (belief) | mean predicted | held |",
-        "|---|---|---|---|---|---|---|",
     ]
-    for u, v in zip(r["calibration"]["uniform"], r["calibration"]["belief"], strict=True):
+    if "learned" in b:
+        gain, err = r["learned_gain_bits_per_card"], r["learned_gain_stderr"]
+        out.append(f"Learned card locations: **{gain:+.4f} ± {err:.4f} bits per hidden card** "
+                   "over uniform.")  # fmt: skip
+    names = list(r["calibration"])
+    out += [
+        "",
+        "| predicted P(opponent holds card) | "
+        + " | ".join(f"pairs ({name}) | mean predicted | held" for name in names)
+        + " |",
+        "|---|" + "---|---|---|" * len(names),
+    ]
 
-        def cell(x: float | None) -> str:
-            return "–" if x is None else f"{x:.3f}"
+    def cell(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3f}"
 
-        out.append(f"| {u[0]:.1f}–{u[1]:.1f} | {u[2]} | {cell(u[3])} | {cell(u[4])} | "
-                   f"{v[2]} | {cell(v[3])} | {cell(v[4])} |")  # fmt: skip
+    for rows in zip(*(r["calibration"][name] for name in names), strict=True):
+        lo, hi = rows[0][0], rows[0][1]
+        cells = " | ".join(f"{v[2]} | {cell(v[3])} | {cell(v[4])}" for v in rows)
+        out.append(f"| {lo:.1f}–{hi:.1f} | {cells} |")
     return "\n".join(out)
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
+    """The command line (module doc)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=31_310_000, help="first game's seed")
@@ -269,7 +306,11 @@ def main() -> None:
     parser.add_argument("--time", type=int, default=0, help="only time N searched decisions")
     parser.add_argument("--paired", type=Path, nargs=2, default=None, metavar="DIR",
                         help="only compare two tournaments on their shared deals")  # fmt: skip
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = parser().parse_args()
     if args.paired:
         print(paired(*args.paired))
         return

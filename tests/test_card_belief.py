@@ -19,6 +19,7 @@ from craits.agents.belief import (
     systematic_resample,
 )
 from craits.agents.heuristics import ExpertAgent
+from craits.agents.hidden_cards import UNLIMITED
 from craits.agents.pimc import PIMCAgent
 from craits.agents.search_sampling import compiled_samples
 from craits.agents.specs import resolve_agent
@@ -326,3 +327,75 @@ def test_the_held_out_tables_deal_nothing_used_in_training_tuning_or_the_benchma
     ours = {bytes(deal_cards(held, d)[1][0]) for d in range(held.deals)}
     evaluation = dataclasses.replace(held, seed=EVAL_SEED)
     assert not ours & {bytes(deal_cards(evaluation, d)[1][0]) for d in range(300)}
+
+
+def test_the_learned_card_locations_are_marginals_of_the_public_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``experiments/card_locations.py``: labels are the true locations (relative seats, then
+    the stock), the features never change with the hidden cards of a position (two views of
+    the same public history), and the fitted marginals place each unseen card once, fill
+    every hand to its size, leave the cards the seat sees out and keep what is proved (an
+    opponent holding no card of a suit)."""
+    from experiments import card_locations
+    from experiments.card_locations import CardModel, collect, features, labels, sinkhorn
+
+    # Its training games are none of the diagnostics' (31310000…) or timing's (31320000…).
+    assert card_locations.TRAIN_SEED >= 31_330_000
+    x, y = collect(2, card_locations.TRAIN_SEED)
+    assert x.shape[0] == y.shape[0] > 100 and x.dtype == np.float32
+    assert set(np.unique(y).tolist()) == {-1, 0, 1, 2, 3}
+
+    rng = np.random.default_rng(0)
+    hidden = rng.random((4, 3)) + 0.1
+    fitted = sinkhorn(hidden, np.array([1.0, 1.0, 2.0]), np.array([1.0, 1.0, 1.0, 1.0]))
+    assert np.allclose(fitted.sum(axis=1), 1) and np.allclose(fitted.sum(axis=0), [1, 1, 2])
+    hidden[0, 0] = 0.0
+    assert sinkhorn(hidden, np.array([1.0, 1.0, 2.0]), np.ones(4))[0, 0] == 0.0
+
+    width, size = 8, x.shape[1]
+    model = CardModel([(rng.normal(size=(width, size)).astype(np.float32) * 0.1,
+                        np.zeros(width, np.float32)),
+                       (rng.normal(size=(52 * 4, width)).astype(np.float32),
+                        np.zeros(52 * 4, np.float32))])  # fmt: skip
+    learned = card_locations.LearnedBelief(model)
+    checked = 0
+    for game, public, view in endgame_views(3, 61):
+        truth = labels(game, view.seat)
+        unseen = view.unseen_cards()
+        assert sorted(np.flatnonzero(truth >= 0).tolist()) == sorted(unseen)
+        m = model.marginals(view)
+        seen = np.setdiff1d(np.arange(52), unseen)
+        assert np.allclose(m[unseen].sum(axis=1), 1, atol=1e-6) and not m[seen].any()
+        sizes = [k for s, k in enumerate(view.hand_sizes) if s != view.seat]
+        assert np.allclose(m.sum(axis=0)[:-1], sizes, atol=1e-3)
+        # Blindness: the same public history over another deal of the hidden cards.
+        hands, stock = split_row(view, [int(c) for c in rng.permutation(unseen)])
+        other_game = view.determinize(hands, stock, np.random.default_rng(0))
+        other = PublicGame(other_game)
+        other.tracker = public.tracker.copy_for(other_game)
+        other_view = other.view(view.seat)
+        assert other_game.hands != game.hands
+        assert np.array_equal(features(view), features(other_view))
+        assert np.array_equal(m, model.marginals(other_view))
+        # Its worlds (a search's sampler): consistent, seeded, blind.
+        worlds = learned.sample(view, 8, np.random.default_rng(checked))
+        assert worlds.rows.shape == (8, len(unseen)) and np.allclose(worlds.weights, 1 / 8)
+        assert all(sorted(row) == sorted(unseen) for row in worlds.rows.tolist())
+        assert 1 <= worlds.ess <= worlds.candidates == 32
+        again = learned.sample(other_view, 8, np.random.default_rng(checked))
+        assert np.array_equal(worlds.rows, again.rows)
+        checked += 1
+        if checked == 1:  # what is proved is kept: the first opponent shown to hold no club
+            first = next(s for s in range(4) if s != view.seat)
+
+            def no_club(tracker: Any, seat: int, first: int = first) -> list[int]:
+                return [0 if seat == first else UNLIMITED] + [UNLIMITED] * 5
+
+            with monkeypatch.context() as patch:
+                patch.setattr(card_locations, "seat_caps", no_club)
+                proved = model.marginals(view)
+            clubs = [c for c in unseen if SUIT_OF[c] == 0]
+            assert clubs and not proved[clubs, 0].any() and proved[clubs, 0].size == len(clubs)
+            assert proved[clubs].sum() == pytest.approx(len(clubs)) and m[clubs, 0].any()
+    assert checked > 40
