@@ -8,28 +8,27 @@ import random
 import sys
 
 import numpy as np
+import pyspiel  # a dev requirement (the openspiel extra): never skipped for want of it
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-
-from craits.agents.duplicate_tournament import GamePlayer, TournamentConfig, identify, plan  # noqa: E402
-from craits.agents.openspiel_bots import (  # noqa: E402
+from craits.agents.duplicate_tournament import GamePlayer, TournamentConfig, identify, plan
+from craits.agents.openspiel_bots import (
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
     ISMCTSAgent,
 )
-from craits.agents.specs import make_agent, resolve_agent  # noqa: E402
-from craits_env import NUM_ACTIONS, Game, Rules  # noqa: E402
-from craits_env.extras import MissingExtra  # noqa: E402
-from craits_env.integrations.openspiel import (  # noqa: E402
+from craits.agents.specs import make_agent, resolve_agent
+from craits_env import NUM_ACTIONS, Game, Rules
+from craits_env.extras import MissingExtra
+from craits_env.integrations.openspiel import (
     CraitsGame,
     params_from_rules,
     rules_from_params,
     state_from_view,
 )
-from craits_env.public import PublicGame, SeatView  # noqa: E402
+from craits_env.public import PublicGame, SeatView
 
-from .test_env import hide  # noqa: E402
+from .test_env import hide
 
 SHORT = Rules(hand_sizes=(3, 2, 1))
 
