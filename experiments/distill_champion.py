@@ -2,12 +2,13 @@
 
 Collects games with the search (``craits.training.distill``: the policy ``--checkpoint`` as the
 search's prior, ``--simulations`` rollouts per end-of-hand decision) at one seat against
-three ``expert`` or three ``pimc`` (alternating), fine-tunes the policy on its moves and
-writes ``OUT/final.pt`` (play it as ``ppo:OUT/final.pt``), ``OUT/samples.npz`` and
-``OUT/report.json``. ``--temperature T`` trains every searched decision towards the
-softmax of the search's mean values / T points (default: the search's move where it
-replaced the policy's). ``--data`` adds samples of earlier rounds; ``--games 0`` only
-trains on them::
+three ``expert`` or three ``pimc`` (alternating; ``--opponents``), its worlds drawn uniformly
+(``champion-search``) or from the belief (``--sampler belief``: ``belief-search``), fine-tunes
+the policy on its moves and writes ``OUT/final.pt`` (play it as ``ppo:OUT/final.pt``),
+``OUT/samples.npz`` and ``OUT/report.json``. ``--temperature T`` trains every searched
+decision towards the softmax of the search's mean values / T points (default: the search's
+move where it replaced the policy's). ``--data`` adds samples of earlier rounds; ``--games 0``
+only trains on them::
 
     python experiments/distill_champion.py --checkpoint experiments/results/champion/final.pt \\
         --games 2000 --seed 1001 --workers 2 --out runs/distill_r1
@@ -27,6 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from craits.training.distill import (
+    SAMPLERS,
     CollectConfig,
     DistillConfig,
     Samples,
@@ -48,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="rollouts per searched decision (champion-search: 2048)")
     parser.add_argument("--opponents", nargs="+", default=["expert", "pimc"],
                         help="game i is against three of opponents[i %% len]")
+    parser.add_argument("--sampler", choices=SAMPLERS, default="uniform",
+                        help="the search's worlds: uniform (champion-search) or belief "
+                             "(belief-search's expert-weighted belief)")
     parser.add_argument("--workers", type=int, default=1, help="collecting processes")
     parser.add_argument("--data", type=Path, nargs="*", default=[],
                         help="samples (.npz) of earlier collections to train on too")
@@ -83,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 opponents=tuple(args.opponents),
                 simulations=args.simulations,
                 first=args.first,
+                sampler=args.sampler,
             )
             collected = collect(collect_config, workers=args.workers, progress=True)
             collected.save(args.out / "samples.npz")

@@ -12,6 +12,8 @@ import torch
 
 from craits.agents.arena import play_game
 from craits.agents.base import legal_actions_of
+from craits.agents.belief import PolicyBelief
+from craits.agents.champion import BELIEF_TEMPERATURE
 from craits.agents.checkpoint import load_checkpoint, policy_digest, policy_from_checkpoint
 from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.pimc import ENDGAME, PIMCAgent
@@ -93,6 +95,35 @@ def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> No
             assert np.array_equal(samples.features[r], features)
             assert np.flatnonzero(samples.mask[r]).tolist() == legal
             assert samples.label[r] == action and samples.endgame[r] == endgame
+
+
+def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None:
+    config = CollectConfig(str(CHECKPOINT), games=2, seed=31, opponents=("expert",),
+                           simulations=32, hand_sizes=SHORT, sampler="belief")  # fmt: skip
+    samples = collect(config)
+    uniform = collect(CollectConfig(**{**config.__dict__, "sampler": "uniform"}))
+    n, rules = config.num_players, config.rules
+    for i in range(config.games):
+        # The same game with belief-search:32's search (the belief at BELIEF_TEMPERATURE).
+        policy = PPOAgent(str(CHECKPOINT))
+        belief = PolicyBelief("expert", temperature=BELIEF_TEMPERATURE)
+        watch = _Watch(PIMCAgent(32, prior=policy, sampler=belief), policy)
+        agents = [watch if s == i % n else make_agent("expert", num_players=n, rules=rules)
+                  for s in range(n)]  # fmt: skip
+        seeds = [derive_seed(config.seed, i, s) for s in range(n)]
+        play_game(Game(n, rules, rng=derive_rng(config.seed, i)), agents, seeds)  # type: ignore[arg-type]
+        rows = np.flatnonzero(samples.game == i)
+        assert len(rows) == len(watch.moves) > 0
+        for r, (features, legal, action, endgame) in zip(rows, watch.moves, strict=True):
+            assert np.array_equal(samples.features[r], features)
+            assert np.flatnonzero(samples.mask[r]).tolist() == legal
+            assert samples.label[r] == action and samples.endgame[r] == endgame
+    # Other worlds, other values: the belief's searches are not the uniform sampler's.
+    searched = np.isfinite(samples.values).any(1)
+    assert searched.any()
+    assert not np.array_equal(samples.values, uniform.values, equal_nan=True)
+    with pytest.raises(ValueError, match=r"^sampler: got 'oracle', expected one of"):
+        CollectConfig(str(CHECKPOINT), games=1, seed=1, sampler="oracle")
 
 
 def test_collect_is_the_same_for_any_number_of_workers_and_in_parts(samples: Samples) -> None:

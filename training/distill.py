@@ -1,8 +1,9 @@
 """Search distilled into the policy (expert iteration on ``champion-search``).
 
 A policy checkpoint ``P`` (trained by ``craits train``) guides a search: ``PIMCAgent``
-with ``P`` as its prior, as the spec ``champion-search`` is built — ``P``'s move
-everywhere, replaced at the end of a hand (some player holds ``ENDGAME`` cards or
+with ``P`` as its prior, as the spec ``champion-search`` is built (or ``belief-search``,
+with ``CollectConfig.sampler = "belief"``: its worlds drawn from the expert-weighted belief) —
+``P``'s move everywhere, replaced at the end of a hand (some player holds ``ENDGAME`` cards or
 fewer) where determinized rollouts find a clearly better one. That search plays far
 better than ``P`` alone (``experiments/results/ladder_standard.md``), so its moves are
 targets a network can learn:
@@ -43,6 +44,8 @@ import numpy as np
 import torch
 
 from craits.agents.base import Observation, legal_actions_of
+from craits.agents.belief import PolicyBelief
+from craits.agents.champion import BELIEF_TEMPERATURE
 from craits.agents.checkpoint import load_checkpoint, policy_from_checkpoint, save_checkpoint
 from craits.agents.checkpoint_agent import PPOAgent
 from craits.agents.network import PolicyNet
@@ -55,6 +58,9 @@ from craits_env.seeding import derive_rng, derive_seed
 
 from .ppo import masked_logits
 
+SAMPLERS = ("uniform", "belief")
+"""Where the search draws its worlds: the uniform consistent sampler (``champion-search``) or
+the expert-weighted belief as ``belief-search`` draws them (issue 31)."""
 FIELDS = ("features", "mask", "label", "prior", "endgame", "game", "values")
 """The arrays of a :class:`Samples` (and of its ``.npz`` file)."""
 
@@ -74,6 +80,7 @@ class CollectConfig:
     num_players: int = 4
     first: int = 0  # the first game's number (collections in parts: 0, then games, …)
     hand_sizes: tuple[int, ...] | None = None  # None: the standard game's (R1); else shorter
+    sampler: str = "uniform"  # the search's worlds: "uniform" (champion-search) or "belief"
 
     @property
     def rules(self) -> Rules:
@@ -86,6 +93,8 @@ class CollectConfig:
             raise ValueError(f"simulations: got {self.simulations}, expected at least 1")
         if not self.opponents:
             raise ValueError("opponents: expected at least one agent spec")
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"sampler: got {self.sampler!r}, expected one of {SAMPLERS}")
 
 
 @dataclass
@@ -137,9 +146,12 @@ class _Recorder:
 
     name = "distill-recorder"
 
-    def __init__(self, checkpoint: str, simulations: int, seed: int) -> None:
+    def __init__(self, checkpoint: str, simulations: int, seed: int, sampler: str) -> None:
         self.policy = PPOAgent(checkpoint, seed)
-        self.search = PIMCAgent(simulations, seed=seed, prior=self.policy)
+        belief = None
+        if sampler == "belief":  # belief-search's worlds (its temperature, expert as the model)
+            belief = PolicyBelief("expert", temperature=BELIEF_TEMPERATURE)
+        self.search = PIMCAgent(simulations, seed=seed, prior=self.policy, sampler=belief)
         self.rows: list[tuple[np.ndarray, np.ndarray, int, int, bool, np.ndarray]] = []
 
     def reset(self, seed: int | None = None) -> None:
@@ -172,7 +184,7 @@ def _collect_game(args: tuple[CollectConfig, int]) -> list[tuple[Any, ...]]:
     seat = (i // len(config.opponents)) % n
     rules = config.rules
     seeds = [derive_seed(config.seed, i, s) for s in range(n)]
-    recorder = _Recorder(config.checkpoint, config.simulations, seeds[seat])
+    recorder = _Recorder(config.checkpoint, config.simulations, seeds[seat], config.sampler)
     recorder.policy.check_table(n, rules)
     agents = [
         recorder if s == seat else make_agent(spec, seed=seeds[s], num_players=n, rules=rules)
