@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy as np
 
@@ -174,6 +174,15 @@ class BeliefSample(NamedTuple):
     weights: np.ndarray  # normalised
     ess: float  # the effective sample size of the weighted candidates
     candidates: int
+
+
+class WorldSampler(Protocol):
+    """What :class:`~craits.agents.pimc.PIMCAgent` asks of its ``sampler``: ``n`` worlds of a
+    seat's view (consistent with it: the search checks each), drawn from ``rng``.
+    :class:`PolicyBelief` is one; ``experiments/`` holds others (a learned card-location
+    model, an oracle that measures how much information the search needs)."""
+
+    def sample(self, view: SeatView, n: int, rng: np.random.Generator) -> BeliefSample: ...
 
 
 def systematic_resample(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -82,7 +82,7 @@ from .rollout_policy import (
 )
 
 if TYPE_CHECKING:
-    from .belief import PolicyBelief
+    from .belief import WorldSampler
     from .search_rollouts import Rollouts
 
 DEFAULT_SIMULATIONS = 128
@@ -130,8 +130,9 @@ class PIMCAgent:
             cannot represent the rules), ``"compiled"`` (refuses a custom rollout),
             ``"python"``. The results are the same; only the time differs.
         sampler: where the samples come from: ``None`` (default) the uniform consistent
-            sampler above; a :class:`~craits.agents.belief.PolicyBelief`, its worlds
-            weighted by an opponent model (drawn from the same generator).
+            sampler above; a :class:`~craits.agents.belief.WorldSampler` such as
+            :class:`~craits.agents.belief.PolicyBelief`, its worlds weighted by an opponent
+            model (drawn from the same generator).
     """
 
     name = "pimc"
@@ -150,7 +151,7 @@ class PIMCAgent:
         endgame: int | None = ENDGAME,
         others: float = 1.0,
         engine: str = "auto",
-        sampler: PolicyBelief | None = None,
+        sampler: WorldSampler | None = None,
     ) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations: got {simulations!r}, expected a positive integer")

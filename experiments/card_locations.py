@@ -204,7 +204,7 @@ def learned_search(seed: int | None = None) -> PIMCAgent:
 
     agent = PIMCAgent(
         SEARCH_SIMULATIONS, seed=seed, prior=make_champion("", seed),
-        sampler=LearnedBelief(CardModel.load(MODEL)),  # type: ignore[arg-type]
+        sampler=LearnedBelief(CardModel.load(MODEL)),
     )  # fmt: skip
     agent.name = "learned-search"
     return agent
