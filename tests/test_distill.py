@@ -65,8 +65,25 @@ class _Watch:
         return action
 
 
+def assert_recorded(samples: Samples, config: CollectConfig, i: int, watch: _Watch) -> None:
+    """Game ``i`` of ``config`` replayed with ``watch`` at the collection's seat: the samples
+    of that game are exactly its decisions (features, legal actions, move, end of hand)."""
+    n, rules = config.num_players, config.rules
+    seat = (i // len(config.opponents)) % n
+    spec = config.opponents[i % len(config.opponents)]
+    agents = [watch if s == seat else make_agent(spec, num_players=n, rules=rules)
+              for s in range(n)]  # fmt: skip
+    seeds = [derive_seed(config.seed, i, s) for s in range(n)]
+    play_game(Game(n, rules, rng=derive_rng(config.seed, i)), agents, seeds)  # type: ignore[arg-type]
+    rows = np.flatnonzero(samples.game == i)
+    assert len(rows) == len(watch.moves) > 0
+    for r, (features, legal, action, endgame) in zip(rows, watch.moves, strict=True):
+        assert np.array_equal(samples.features[r], features)
+        assert np.flatnonzero(samples.mask[r]).tolist() == legal
+        assert samples.label[r] == action and samples.endgame[r] == endgame
+
+
 def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> None:
-    n, rules = CONFIG.num_players, CONFIG.rules
     assert len(samples) > 150 and samples.endgame.any() and (~samples.endgame).any()
     overrides = samples.endgame & (samples.label != samples.prior)
     assert overrides.any()  # the search did replace the policy's move somewhere
@@ -81,20 +98,8 @@ def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> No
     assert moved.any() and (samples.label[moved] == best[moved]).all()  # the best mean won
     for i in range(CONFIG.games):
         # The same game with champion-search:48 (PIMC, the champion as prior) at the seat.
-        seat = (i // 2) % n
         policy = PPOAgent(str(CHECKPOINT))
-        watch = _Watch(PIMCAgent(48, prior=policy), policy)
-        spec = CONFIG.opponents[i % 2]
-        agents = [watch if s == seat else make_agent(spec, num_players=n, rules=rules)
-                  for s in range(n)]  # fmt: skip
-        seeds = [derive_seed(CONFIG.seed, i, s) for s in range(n)]
-        play_game(Game(n, rules, rng=derive_rng(CONFIG.seed, i)), agents, seeds)  # type: ignore[arg-type]
-        rows = np.flatnonzero(samples.game == i)
-        assert len(rows) == len(watch.moves) > 0
-        for r, (features, legal, action, endgame) in zip(rows, watch.moves, strict=True):
-            assert np.array_equal(samples.features[r], features)
-            assert np.flatnonzero(samples.mask[r]).tolist() == legal
-            assert samples.label[r] == action and samples.endgame[r] == endgame
+        assert_recorded(samples, CONFIG, i, _Watch(PIMCAgent(48, prior=policy), policy))
 
 
 def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None:
@@ -102,22 +107,12 @@ def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None
                            simulations=32, hand_sizes=SHORT, sampler="belief")  # fmt: skip
     samples = collect(config)
     uniform = collect(CollectConfig(**{**config.__dict__, "sampler": "uniform"}))
-    n, rules = config.num_players, config.rules
     for i in range(config.games):
         # The same game with belief-search:32's search (the belief at BELIEF_TEMPERATURE).
         policy = PPOAgent(str(CHECKPOINT))
         belief = PolicyBelief("expert", temperature=BELIEF_TEMPERATURE)
-        watch = _Watch(PIMCAgent(32, prior=policy, sampler=belief), policy)
-        agents = [watch if s == i % n else make_agent("expert", num_players=n, rules=rules)
-                  for s in range(n)]  # fmt: skip
-        seeds = [derive_seed(config.seed, i, s) for s in range(n)]
-        play_game(Game(n, rules, rng=derive_rng(config.seed, i)), agents, seeds)  # type: ignore[arg-type]
-        rows = np.flatnonzero(samples.game == i)
-        assert len(rows) == len(watch.moves) > 0
-        for r, (features, legal, action, endgame) in zip(rows, watch.moves, strict=True):
-            assert np.array_equal(samples.features[r], features)
-            assert np.flatnonzero(samples.mask[r]).tolist() == legal
-            assert samples.label[r] == action and samples.endgame[r] == endgame
+        assert_recorded(samples, config, i,
+                        _Watch(PIMCAgent(32, prior=policy, sampler=belief), policy))  # fmt: skip
     # Other worlds, other values: the belief's searches are not the uniform sampler's.
     searched = np.isfinite(samples.values).any(1)
     assert searched.any()
