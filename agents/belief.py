@@ -30,7 +30,7 @@ opponent's hand then and on that decision's public table only — the table of i
 :class:`~craits_env.public.PublicStep` and the public inferences as they stood then
 (:func:`past_inferences`, rebuilt from the decisions before it) — so it is cached per
 (decision, hand) for the rest of the hand. The belief reads the view's public attributes, its
-own hand and the tracker — never a hidden card: ``tests/test_card_belief.py`` permutes the
+own hand and the tracker — never a hidden card: ``tests/agents/test_card_belief.py`` permutes the
 hidden cards and finds the same samples and weights.
 """
 
@@ -119,7 +119,7 @@ def past_inferences(
     drew one or more cards at a play decision showed no card of the active suit and no 8 or 9
     (R3.3), at a count decision no ace or two (R5.3), each from its draw counter then — what
     :meth:`PublicTracker.observe <craits_env.public.PublicTracker.observe>` learns, decision by
-    decision (``tests/test_card_belief.py`` holds the two equal). With ``voluntary_draw`` a
+    decision (``tests/agents/test_card_belief.py`` holds the two equal). With ``voluntary_draw`` a
     draw shows nothing."""
     void: list[list[int | None]] = [[None] * 4 for _ in range(num_players)]
     no_wild: list[int | None] = [None] * num_players

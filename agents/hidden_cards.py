@@ -11,7 +11,7 @@ It draws from a ``numpy.random.Generator`` — ``Generator.shuffle`` and
 ``Generator.integers`` — so that its compiled twin,
 :func:`craits.agents.search_sampling.deal_samples`, draws the same samples from the same
 generator with numpy's PCG64 emulated in numba (:mod:`craits_env.vector.rng`);
-``tests/test_pimc_vector.py`` holds the two to each other. :func:`plan_samples` is what
+``tests/agents/test_pimc_vector.py`` holds the two to each other. :func:`plan_samples` is what
 both derive before drawing anything.
 """
 

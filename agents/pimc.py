@@ -44,7 +44,7 @@ numpy generator draw for draw, :mod:`craits.agents.search_rollouts` plays every 
 every action in one call on the compiled rules with its mirror of
 :func:`greedy_rollout_action`, carrying the rollouts' numpy generator from rollout to
 rollout in the Python order. So the values, the choices and both generators' states
-after a decision are the Python path's, bit for bit (``tests/test_pimc_vector.py``); a
+after a decision are the Python path's, bit for bit (``tests/agents/test_pimc_vector.py``); a
 searched decision costs about a ninth of the time
 (``experiments/results/pimc/bench_pimc.md``). ``engine="python"`` keeps everything on
 the Python engine; a custom ``rollout`` always runs there. Both generators are numpy's

@@ -4,7 +4,7 @@ A rollout plays a determinized copy of a searched position to the end of the han
 fast policy acting for every seat, then scores it: the mean of the opponents' points for
 the hand minus the seat's own. :class:`craits.agents.pimc.PIMCAgent` runs them on the
 Python engine, or compiled: :mod:`craits.agents.search_rollouts` mirrors both functions in
-numba (``tests/test_pimc_vector.py`` holds the two to each other).
+numba (``tests/agents/test_pimc_vector.py`` holds the two to each other).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def greedy_rollout_action(game: Game) -> int:
     call: the legal suit with the most non-wild cards in hand. Always DECLARE.
 
     Mirrored in numba by :func:`craits.agents.search_rollouts.greedy_action` (the compiled
-    rollouts): a change here must be made there too (``tests/test_pimc_vector.py``).
+    rollouts): a change here must be made there too (``tests/agents/test_pimc_vector.py``).
     """
     legal = game.legal_actions()
     forced = forced_action(legal)

@@ -9,7 +9,7 @@ rules — :func:`craits_env.vector.rows.apply`, the Python engine statement for 
 
 - :func:`greedy_action` is ``greedy_rollout_action`` in numba — the same choices and the
   same tie-breaks (the lowest action id among equals) — and :func:`rollout_points` is
-  ``rollout_value``'s number; ``tests/test_pimc_vector.py`` holds both to the Python
+  ``rollout_value``'s number; ``tests/agents/test_pimc_vector.py`` holds both to the Python
   functions over thousands of positions of random-option games.
 - The generator is one numpy ``PCG64`` carried from rollout to rollout in the Python
   order (sample after sample, action after action within a sample), as ``PIMCAgent``'s

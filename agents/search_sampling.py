@@ -9,7 +9,7 @@ engine's (:mod:`craits_env.vector.rng`), and the deal follows ``sample_hidden`` 
 ``_deal_constrained`` statement for statement from the plan that
 :func:`~craits.agents.hidden_cards.plan_samples` computes once per decision.
 
-``tests/test_pimc_vector.py`` holds it to ``sample_hidden`` over thousands of random plans,
+``tests/agents/test_pimc_vector.py`` holds it to ``sample_hidden`` over thousands of random plans,
 and the generator states after them to Python's.
 """
 

@@ -6,7 +6,7 @@ workers) on every network interface, so a ``craits tournament --ray`` or
 to the node's address, and takes the loopback address as the node's only where it
 believes clusters are unsupported (its ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER``
 switch): :func:`init` sets that switch while it starts a new local instance, so
-every server of it listens on 127.0.0.1 alone (``tests/test_localray.py`` lists the
+every server of it listens on 127.0.0.1 alone (``tests/craits/test_localray.py`` lists the
 listening sockets of the instance's processes). Connecting to an existing cluster
 (an address, or ``RAY_ADDRESS``) is left to Ray as it is.
 """

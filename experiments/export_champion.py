@@ -4,7 +4,7 @@
 The ``.npz`` (:mod:`craits.agents.playing_weights`) holds the policy's trunk and head as
 trained (float32), the observation kind, the table it was trained for and the checkpoint's
 policy digest, so the specs ``champion`` and ``champion-search`` play it without torch, with
-the same moves and the same identity as the checkpoint (``tests/test_champion.py``). The
+the same moves and the same identity as the checkpoint (``tests/agents/test_champion.py``). The
 value and hands heads, the optimiser, the pool and the games in flight stay in the
 checkpoint. The bytes are deterministic: exporting again writes the same file.
 

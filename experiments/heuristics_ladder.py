@@ -8,7 +8,7 @@ attributes; after changing one, two measurements say whether it helped and what 
     every seat rotation (the duplicate core of
     :mod:`craits.agents.duplicate_tournament`). Prints each bot's
     mean game score (lower is better) with a 95% half-width over deals, and each step of
-    the ladder as a difference paired by deal. ``tests/test_heuristics.py`` asserts the
+    the ladder as a difference paired by deal. ``tests/agents/test_heuristics.py`` asserts the
     order ``expert < tactician < greedy < random`` on its own deals.
 ``speed``
     Self-play of each bot at every seat through :class:`craits_env.public.PublicGame`:

@@ -1,6 +1,6 @@
 """The longer proof of sameness: VectorGame against the Python engine over 20,000+ games.
 
-``tests/test_vector_differential.py`` runs 2,000 mostly short games in CI; this runs the
+``tests/craits_env/test_vector_differential.py`` runs 2,000 mostly short games in CI; this runs the
 same comparison (:func:`craits_env.testing.vector_differential.compare`: legal mask,
 observation and snapshot at every decision, rewards and "game over" at every step, final snapshots,
 Python games rebuilt from the vector's snapshots) over many more, with the full random

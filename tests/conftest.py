@@ -25,7 +25,7 @@ pytest.register_assert_rewrite("tests.scripting")
 @pytest.fixture(params=["python", "vector"])
 def env_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test on both engines behind ``craits_v0``: the default of
-    ``raw_env(backend=...)`` becomes this parameter (``tests/test_env.py`` uses it for every
+    ``raw_env(backend=...)`` becomes this parameter (``tests/craits_env/test_env.py`` uses it for every
     test), so the same test checks the Python engine and the compiled VectorGame."""
     from craits_env import craits_v0
 

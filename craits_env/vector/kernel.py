@@ -3,7 +3,7 @@
 The rules of :mod:`craits_env.engine` over the flat state arrays ``st`` and ``cd``
 (:mod:`craits_env.vector.layout`) live in one module per idea, each function the
 namesake of a method of :class:`~craits_env.engine.Game` (``Game._draw`` is
-:func:`.piles.draw` …, ``tests/test_vector_namesakes.py`` checks that none is missing),
+:func:`.piles.draw` …, ``tests/craits_env/test_vector_namesakes.py`` checks that none is missing),
 statement for statement and in the same order, so that every field — stale ones at the
 end of a hand included — ends up as the Python engine leaves it:
 
@@ -17,7 +17,7 @@ end of a hand included — ends up as the Python engine leaves it:
 Where the engine raises ``_HandOver`` those functions return ``True`` and their callers
 return at once. The entry points here (:func:`step`, :func:`reset`, :func:`legal_mask` …)
 loop over the games inside one compiled call; the differential test
-(``tests/test_vector_differential.py``) holds them to the Python engine.
+(``tests/craits_env/test_vector_differential.py``) holds them to the Python engine.
 
 Scores are exact (``layout`` explains the representation): nothing here can overflow.
 A step that finishes a hand whose points need more than 53 bits (a seat with more than

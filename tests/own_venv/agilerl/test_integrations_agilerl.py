@@ -20,7 +20,7 @@ from agilerl.rollouts import collect_rollouts
 
 from craits_env import Rules
 from craits_env.integrations.agilerl import WAIT_ACTION, parallel_env
-from tests.test_integrations import load_example
+from tests.experiments.test_integrations import load_example
 
 
 def test_agilerl_ippo_example_trains_and_evaluates(tmp_path: Path) -> None:

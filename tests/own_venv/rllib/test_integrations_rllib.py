@@ -23,7 +23,7 @@ from craits import localray
 from craits.agents.arena import play_game
 from craits_env import Game, Rules, craits_v0
 from craits_env.integrations import rllib as craits_rllib
-from tests.test_integrations import load_example
+from tests.experiments.test_integrations import load_example
 
 SHORT = {"num_players": 4, "rules": Rules(hand_sizes=(1,))}
 

@@ -1,0 +1,148 @@
+"""The installed names are the project's own: a user's ``agents.py``, ``agents/``,
+``training.py`` or ``training/`` beside their script never breaks ``import craits_env``,
+``gymnasium.make("craits/Craits-v0", ...)``, ``make_agent`` from ``craits.agents`` or a
+``craits`` command run from that directory.
+
+The wheel is built once (``pip wheel --no-deps``, from a copy of the files git tracks or
+would track, so that no stale ``build/`` of the checkout leaks in) and unpacked into a folder
+that comes first on ``PYTHONPATH``, so the code under test is the wheel's, not the source
+checkout's; the user's directory is the working directory and the script's directory
+(``sys.path[0]``). The Makefile's ``test-core`` does the same with a fresh venv and
+``pip install .``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+USER_SCRIPT = """
+import gymnasium
+import craits_env
+from craits.agents import make_agent
+
+env = gymnasium.make("craits/Craits-v0", opponents=["expert"] * 3)
+obs, info = env.reset(seed=3)
+agent = make_agent("expert", seed=1)
+import agents, training  # the user's own, untouched by craits
+print("user", agents.MINE, training.MINE, type(agent).__name__, obs["action_mask"].sum() > 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"  # the tracked and new files only: no stale build/ of the checkout
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        src, dst = ROOT / name, source / name
+        if src.is_symlink() or src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_symlink():
+                dst.symlink_to(os.readlink(src))
+            else:
+                shutil.copy2(src, dst)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "-w", str(out), str(source)],
+        check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    (whl,) = out.glob("craits-*.whl")
+    site = out / "site"
+    with zipfile.ZipFile(whl) as z:
+        z.extractall(site)
+    return site
+
+
+def _user_dir(base: Path, layout: str) -> Path:
+    user = base / layout
+    user.mkdir()
+    for name in ("agents", "training"):
+        if layout == "modules":
+            (user / f"{name}.py").write_text(f"MINE = {name!r}\n")
+        else:
+            (user / name).mkdir()
+            (user / name / "__init__.py").write_text(f"MINE = {name!r}\n")
+    (user / "script.py").write_text(textwrap.dedent(USER_SCRIPT))
+    return user
+
+
+def _run(args: list[str], cwd: Path, site: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run(args, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+
+
+def test_the_wheel_installs_no_generic_name_but_the_deprecated_aliases(wheel_dir: Path) -> None:
+    tops = {p.name for p in wheel_dir.iterdir() if not p.name.endswith(".dist-info")}
+    assert tops == {"craits", "craits_env", "agents", "training"}
+    for alias in ("agents", "training"):
+        assert sorted(p.name for p in (wheel_dir / alias).iterdir()) == ["__init__.py"]
+    assert (wheel_dir / "craits" / "agents" / "pimc.py").is_file()
+    assert (wheel_dir / "craits" / "training" / "configs" / "ppo_4p.toml").is_file()
+    assert (wheel_dir / "craits" / "agents" / "weights" / "champion.npz").is_file()
+    assert not (wheel_dir / "experiments").exists() and not (wheel_dir / "tests").exists()
+    files = [p for p in wheel_dir.rglob("*") if p.is_file()]
+    assert not [p for p in files if p.suffix in (".pt", ".pyc", ".jsonl") or "__pycache__" in
+                p.parts], "training checkpoints, caches or test data in the wheel"  # fmt: skip
+    whl = next(wheel_dir.parent.glob("craits-*.whl"))
+    assert whl.stat().st_size < 2_000_000, f"the wheel is {whl.stat().st_size:,} bytes"
+
+
+@pytest.mark.parametrize("layout", ["modules", "packages"])
+def test_a_users_agents_and_training_beside_their_script_break_nothing(
+    wheel_dir: Path, tmp_path: Path, layout: str
+) -> None:
+    user = _user_dir(tmp_path, layout)
+    proc = _run([sys.executable, "script.py"], user, wheel_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["user", "agents", "training", "ExpertAgent", "True"]
+    # The craits command from that directory (python -m puts it first on sys.path).
+    proc = _run([sys.executable, "-m", "craits", "demo", "-n", "2", "--bots", "expert", "greedy"],
+                user, wheel_dir)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    proc = _run([sys.executable, "-m", "craits", "play", "--opponents", "expert", "--seed", "1"],
+                user, wheel_dir, stdin="quit\n")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    proc = _run([sys.executable, "-m", "craits", "--version"], user, wheel_dir)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith(
+        __import__("craits_env").__version__
+    )
+
+
+def test_the_old_names_warn_once_naming_the_replacement_and_are_the_same_modules(
+    wheel_dir: Path, tmp_path: Path
+) -> None:
+    code = textwrap.dedent("""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import agents
+            from agents.pimc import PIMCAgent
+            from training.config import TrainConfig
+        import craits.agents.pimc, craits.training.config
+        assert PIMCAgent is craits.agents.pimc.PIMCAgent
+        assert TrainConfig is craits.training.config.TrainConfig
+        assert agents.make_agent is craits.agents.make_agent
+        assert craits.agents.pimc.__spec__.name == "craits.agents.pimc"
+        for w in caught:
+            print(w.category.__name__, w.message)
+    """)
+    proc = _run([sys.executable, "-c", code], tmp_path, wheel_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "FutureWarning the package 'agents' is deprecated since craits 0.3.0 and goes in 0.4: "
+        "import craits.agents instead",
+        "FutureWarning the package 'training' is deprecated since craits 0.3.0 and goes in 0.4: "
+        "import craits.training instead",
+    ]

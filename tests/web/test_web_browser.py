@@ -1,0 +1,252 @@
+"""``craits serve`` in a real browser: Debian's headless Chromium (``/usr/bin/chromium``, never
+a downloaded one) driven by Playwright's Python driver against a real uvicorn server on
+127.0.0.1 — a whole short game played by clicking, a tournament game stepped forward and
+backward, one seat's view, and the leaderboard.
+
+With ``CRAITS_SCREENSHOTS=DIR`` each page is also saved as ``DIR/NAME.png`` (the README's
+pictures: ``CRAITS_SCREENSHOTS=docs/screenshots pytest tests/web/test_web_browser.py``).
+Without Chromium the tests fail, saying how to install it (``make browser``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from craits.web.app import Settings, create_app
+from craits.web.server import running
+
+from ..webclient import ROOT, TOURNAMENT
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]  # fmt: skip
+LADDER = ROOT / "experiments" / "results" / "ladder"
+VIEWPORT = {"width": 1280, "height": 900}
+TIMEOUT_MS = 20_000
+MAX_CLICKS = 300
+BOTS_PLAYING = "The bots are playing…"  # play.js, while a move is sent
+
+
+def screenshot(page: Any, name: str, full_page: bool = False) -> None:
+    """``$CRAITS_SCREENSHOTS/NAME.png`` when that variable is set."""
+    folder = os.environ.get("CRAITS_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    games = tmp_path_factory.mktemp("games")
+    app = create_app(Settings(games_dir=games, record_dirs=[TOURNAMENT],
+                              result_dirs=[TOURNAMENT, LADDER]))  # fmt: skip
+    with running(app) as url:
+        yield url, app
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: run `make browser` "
+                    "(apt-get install -y chromium)")  # fmt: skip
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:
+        pytest.fail("the browser tests need Playwright's Python driver: pip install -e '.[dev]'")
+    expect.set_options(timeout=TIMEOUT_MS)  # a loaded machine: the bots may take a while
+    profile = tmp_path_factory.mktemp("chromium-profile")  # an empty user data dir
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
+        )  # fmt: skip
+        context.set_default_timeout(TIMEOUT_MS)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if m.type == "error" else None)  # fmt: skip
+    yield page
+    page.close()
+    assert not problems, problems
+
+
+def wait_idle(page: Any) -> None:
+    """Until the page is not waiting for the bots (locators, not scripts: the pages'
+    content security policy forbids evaluating strings)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#prompt")).not_to_have_text(BOTS_PLAYING)
+
+
+def start_game(page: Any, url: str, players: int, spec: str, length: str, seed: int) -> None:
+    page.goto(f"{url}/")
+    page.wait_for_selector("#spec-list option", state="attached")
+    page.select_option("#players", str(players))
+    for i in range(players - 1):
+        page.fill(f"#opponent-{i}", spec)
+    page.select_option("#length", length)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/play#game="))
+    page.wait_for_selector("#hand .card")
+    wait_idle(page)
+
+
+def api_view(page: Any, url: str) -> dict[str, Any]:
+    """The seat view of the page's game, fetched beside the page (its hash has the token)."""
+    params = dict(p.split("=", 1) for p in page.evaluate("location.hash").lstrip("#").split("&"))
+    r = httpx.get(f"{url}/api/games/{params['game']}", params={"token": params["token"]})
+    return dict(r.json())
+
+
+def test_the_table_shows_your_cards_and_only_legal_moves_are_clickable(
+    page: Any, server: tuple[str, Any]
+) -> None:
+    url, _ = server
+    start_game(page, url, 4, "expert", "short", seed=7)
+    moves = 0  # a few moves, so that the log tells something, up to one with a card to play
+    while moves < 3 or (page.locator("#hand button.legal").count() == 0 and moves < 30):
+        page.locator("#hand button.legal, #buttons button").first.click()
+        wait_idle(page)
+        moves += 1
+    v = api_view(page, url)
+    assert page.locator("#opponents .seat").count() == 3
+    for k in range(1, 4):
+        seat = (v["seat"] + k) % 4
+        backs = page.locator(f"#opponents .seat[data-seat='{seat}'] .card.back")
+        assert backs.count() == min(v["hand_sizes"][seat], 10)
+    cards = page.locator("#hand .card")
+    assert [cards.nth(i).get_attribute("data-card") for i in range(cards.count())] == v["hand"]
+    legal = sorted(a["action"] for a in v["legal"])
+    clickable = page.locator("#hand button.legal:not([disabled]), #buttons button")
+    ids = sorted(int(clickable.nth(i).get_attribute("data-action"))
+                 for i in range(clickable.count()))  # fmt: skip
+    assert ids == legal
+    assert page.locator("#hand button:not(.legal):not([disabled])").count() == 0
+    assert page.locator("#log p").count() > 3
+    screenshot(page, "play")
+
+
+def test_a_whole_game_by_clicking_then_save_and_watch_it(
+    page: Any, server: tuple[str, Any]
+) -> None:
+    url, _ = server
+    start_game(page, url, 2, "random", "quick", seed=8)
+    clicks = 0
+    while page.locator("#end").is_hidden():
+        assert clicks < MAX_CLICKS
+        move = page.locator("#hand button.legal, #buttons button").first
+        with page.expect_response(lambda r: r.url.endswith("/actions")) as response:
+            move.click()
+        assert response.value.status == 200
+        wait_idle(page)
+        clicks += 1
+    assert clicks >= 2
+    assert "Final standings" in page.inner_text("#standings")
+    v = api_view(page, url)
+    assert v["game_over"] and v["seed"] == 8
+    totals = page.locator("#points-table tr").last.locator("th")
+    assert [int(totals.nth(i).inner_text()) for i in (1, 2)] == v["scores"]
+    assert page.locator("#resign").is_hidden()  # nothing left to resign
+    page.click("#save")
+    link = page.locator("#saved a")
+    link.wait_for()
+    assert page.locator("#save").is_hidden()  # saved once
+    screenshot(page, "play-end", full_page=True)
+    link.click()
+    page.wait_for_selector("#viewer:not([hidden])")
+    steps = page.inner_text("#step")
+    total = int(steps.split("/")[-1])
+    assert steps.startswith("deal") and total >= clicks
+    page.click("#next")
+    page.click("#next")
+    assert page.inner_text("#step") == f"decision 2 / {total}"
+    page.click("#prev")
+    assert page.inner_text("#step") == f"decision 1 / {total}"
+    page.click("#last")
+    assert page.is_visible("#final") and "Final standings" in page.inner_text("#standings")
+
+
+def test_step_through_a_tournament_game_forward_backward_and_from_one_seat(
+    page: Any, server: tuple[str, Any]
+) -> None:
+    url, _ = server
+    files = httpx.get(f"{url}/api/records").json()["files"]
+    key = next(f["key"] for f in files if f["name"] == "records.jsonl")
+    replay = httpx.get(f"{url}/api/records/replay", params={"file": key, "game": 2}).json()
+    frames = replay["frames"]
+    page.goto(f"{url}/watch#file={key}")
+    page.wait_for_selector("#games button")
+    assert page.locator("#games button").count() == 12
+    page.locator("#games button").nth(1).click()
+    page.wait_for_selector("#viewer:not([hidden])")
+
+    def shown_hands() -> list[list[str]]:
+        seats = page.locator("#seats .seat")
+        return [seats.nth(s).locator(".card:not(.back)").evaluate_all(
+            "cards => cards.map(c => c.dataset.card)") for s in range(seats.count())]  # fmt: skip
+
+    assert shown_hands() == frames[0]["hands"]
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    assert page.inner_text("#step") == f"decision 10 / {len(frames) - 1}"
+    assert shown_hands() == frames[10]["hands"]
+    decision = frames[10]["decision"]
+    spec = httpx.get(f"{url}/api/records/games", params={"file": key}).json()["games"][1]["seats"]
+    told = page.inner_text("#decision")  # "player_2 (expert): play 7♣", "…: draw"
+    assert told.startswith(f"player_{decision['player']} ({spec[decision['player']]}): "
+                           + decision["label"].split()[0])  # fmt: skip
+    for _ in range(4):
+        page.click("#prev")
+    assert page.inner_text("#step") == f"decision 6 / {len(frames) - 1}"
+    assert shown_hands() == frames[6]["hands"]
+    screenshot(page, "watch", full_page=True)
+    page.select_option("#seat-view", "1")
+    page.locator("#seats .card.back").first.wait_for()
+    assert page.inner_text("#step") == f"decision 6 / {len(frames) - 1}"
+    hands = shown_hands()
+    assert hands[1] == frames[6]["hands"][1] and hands[0] == hands[2] == hands[3] == []
+
+
+def test_the_leaderboard(page: Any, server: tuple[str, Any]) -> None:
+    url, _ = server
+    sets = httpx.get(f"{url}/api/results").json()["results"]
+    ladder = next(s for s in sets if s["key"] == "1:results.json")  # the second folder's
+    page.goto(f"{url}/compare#key={ladder['key']}")
+    page.wait_for_selector("#leaderboard tbody tr")
+    stored = json.loads((LADDER / "results.json").read_text())
+    rows = page.locator("#leaderboard tbody tr")
+    assert [rows.nth(i).get_attribute("data-spec") for i in range(rows.count())] == [
+        a["spec"] for a in stored["agents"]
+    ]
+    first = rows.first.inner_text()
+    best = stored["agents"][0]
+    lo, hi = best["win_rate_ci"]
+    assert f"{best['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]" in first
+    assert page.locator("#head-to-head tr").count() == 1 + len(stored["agents"])
+    assert page.locator("#charts svg.chart").count() == 2
+    image = page.locator("img.chart-png")
+    image.wait_for()
+    page.wait_for_load_state("load")
+    assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+    screenshot(page, "compare", full_page=True)
+    page.select_option("#set", "0:results.json")  # the other tournament
+    from playwright.sync_api import expect
+
+    expect(page.locator("#title")).to_have_text(re.compile("^Web demo"))
