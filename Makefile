@@ -2,9 +2,12 @@
 #   make run    set up .venv if needed, then run the main job on its built-in defaults:
 #               train the default PPO agent (~25 CPU-minutes) and print its tournament
 #               table against the heuristic bots
-#   make test   set up .venv if needed, then lint and run the test suite (and check that the
-#               core package, without any extra, installs and runs on its own), then the
-#               RLlib and AgileRL tests, each in its own venv (test-rllib, test-agilerl)
+#   make test   set up .venv if needed, then lint and run the whole test suite in parallel (and
+#               check that the core package, without any extra, installs and runs on its own),
+#               the docs, the snippets, the wheel, then the RLlib and AgileRL tests, each in its
+#               own venv (test-rllib, test-agilerl). Needs Debian's chromium for the browser
+#               tests (`sudo make browser` once; .ci/run does it); installs nothing on the system.
+# A contributor's loop: make test-fast (lint-free, the tests not marked slow, in parallel).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -19,7 +22,7 @@ AGILERL_VENV := .venv-agilerl
 # (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-core test-wheel test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
+.PHONY: run demo test test-fast test-core test-wheel test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
 
 # make test: everything (the dev extra: train, color, ray and the test tools).
 $(STAMP): pyproject.toml
@@ -53,19 +56,24 @@ $(WEB_STAMP): pyproject.toml
 serve: $(WEB_STAMP)
 	$(VENV)/bin/craits serve --records experiments/results --results experiments/results
 
-# The browser tests drive Debian's chromium (never a downloaded browser): installed here if absent.
+# The browser tests drive Debian's chromium (never a downloaded browser). A system install, so
+# never a step of make test: run it once as root (`sudo make browser`); .ci/run does.
 CHROMIUM ?= /usr/bin/chromium
 browser:
 	test -x $(CHROMIUM) || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	    apt-get install -y -qq chromium; }
 
-test: $(STAMP) test-core browser
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy craits_env craits
-	$(PY) -m pytest
+# Every test, in parallel (pytest-xdist: one worker a core); each test's duration is kept in
+# build/test-durations.json and the slowest are printed.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
+test: $(STAMP) test-core lint
+	$(PY) -m pytest $(PYTEST_PARALLEL) --durations=15
 	$(MAKE) --no-print-directory docs test-snippets test-wheel
 	$(MAKE) --no-print-directory test-rllib test-agilerl
+
+# The fast lane (under a minute on 2 cores): every test not marked slow. No lint, no venvs.
+test-fast: $(STAMP)
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not slow" --durations=5
 
 # The core package alone (numpy, gymnasium, pettingzoo, numba): a fresh venv, no extra, outside the
 # source tree, run from a user's directory that holds its own agents.py and training/ (our installed
@@ -142,10 +150,13 @@ docs-serve: $(STAMP)
 test-snippets: $(STAMP)
 	$(PY) -m pytest --markdown-docs -o addopts="-q" -p no:cacheprovider docs README.md
 
+# import-linter and mypy read files, not imports: they run on the installed tree (craits.agents
+# inside craits), built from links under build/ by tests/package_tree.py.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check craits_env agents training craits deprecated
-	$(VENV)/bin/mypy craits_env craits
+	$(PY) tests/package_tree.py > /dev/null
+	cd build/package-tree && $(abspath $(VENV))/bin/lint-imports --config ../../pyproject.toml
+	cd build/package-tree && $(abspath $(VENV))/bin/mypy --config-file ../../pyproject.toml craits_env craits
 
 bench: $(STAMP)
 	$(VENV)/bin/craits bench engine --players 4 --seconds 10
@@ -160,4 +171,4 @@ bench-peers: $(STAMP)
 	$(PY) experiments/bench_compare.py vector --seconds 10 --rounds 3
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(WHEEL_VENV) dist $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis site
+	rm -rf $(VENV) $(CORE_VENV) $(WHEEL_VENV) dist build $(RLLIB_VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .hypothesis site

@@ -38,7 +38,7 @@ import numpy as np
 from craits_env import Game, Rules
 from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.fileio import atomic_write_json
-from craits_env.jsonl import JsonlError, append_jsonl, read_jsonl, write_jsonl
+from craits_env.jsonl import JsonlError, append_jsonl, find_jsonl, read_jsonl, write_jsonl
 from craits_env.public import PublicGame
 from craits_env.records import GameRecorder, append_records
 from craits_env.rules import RULES_REVISION
@@ -326,6 +326,9 @@ class ResultStore:
         stored, rename = self.check(out, config)
         out.mkdir(parents=True, exist_ok=True)
         self.games: dict[str, dict[str, Any]] = {}
+        packed = find_jsonl(self.path)
+        if packed != self.path:  # a committed tournament keeps its games compressed
+            write_jsonl(self.path, (game for _, game in read_jsonl(packed)))
         if self.path.exists():
             self.games = _read_games(self.path, rename)
             if rename:  # the renamed seats are written back before the new description

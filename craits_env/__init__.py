@@ -20,7 +20,7 @@ from .engine import Game
 from .rules import Rules
 from .scoring import CARD_POINTS, pressure_cost, score_hand
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 GYM_ENV_ID = "craits/Craits-v0"
 

@@ -6,10 +6,15 @@ write short, so a last line that has no newline after it and is not valid JSON
 is *torn*: reading skips it (and says so), appending drops it first. Any other
 line that is not valid JSON is corruption: :class:`JsonlError` names the file
 and the line.
+
+A file may be kept compressed (``games.jsonl.gz``, as the committed results are): reading a
+path that ends in ``.gz`` decompresses it, and :func:`find_jsonl` finds the compressed copy of a
+file that is absent.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -37,6 +42,8 @@ def read_jsonl(
     file raises ``OSError``; another bad line :class:`JsonlError`.
     """
     data = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        data = gzip.decompress(data)
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
@@ -50,6 +57,13 @@ def read_jsonl(
                 continue
             raise JsonlError(f"{path} line {number}: not valid JSON ({reason(e)})") from None
         yield number, obj
+
+
+def find_jsonl(path: str | os.PathLike[str]) -> Path:
+    """``path`` itself, or its compressed copy ``path.gz`` where only that exists."""
+    plain = Path(path)
+    packed = plain.with_name(plain.name + ".gz")
+    return packed if not plain.exists() and packed.exists() else plain
 
 
 def reason(e: ValueError) -> str:

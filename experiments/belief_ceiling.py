@@ -36,6 +36,7 @@ effective sample size and how many of them are distinct) on games of four ``expe
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import multiprocessing
@@ -54,7 +55,7 @@ from craits.agents.pimc import PIMCAgent
 from craits.agents.search_sampling import compiled_samples
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
-from craits_env.fileio import atomic_write_text
+from craits_env.fileio import atomic_write_bytes, atomic_write_text
 from craits_env.public import SeatView
 from craits_env.seeding import derive_rng, derive_seed
 
@@ -302,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     text = report(games, args.variants, title)
     args.out.mkdir(parents=True, exist_ok=True)
     stored = json.dumps([compact(g) for g in games], separators=(",", ":"))
-    atomic_write_text(args.out / "ceiling.json", stored + "\n")
+    packed = gzip.compress((stored + "\n").encode(), mtime=0)  # every game: kept compressed
+    atomic_write_bytes(args.out / "ceiling.json.gz", packed)
     atomic_write_text(args.out / "ceiling.md", text + "\n")
     print(text)
     return 0

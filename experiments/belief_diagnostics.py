@@ -40,6 +40,7 @@ from craits.agents.heuristics import ExpertAgent
 from craits.agents.pimc import ENDGAME
 from craits.agents.search_sampling import compiled_samples
 from craits_env import Game, Rules
+from craits_env.jsonl import find_jsonl, read_jsonl
 from craits_env.public import PublicGame, SeatView
 
 DECILES = 10
@@ -204,8 +205,7 @@ def searcher_games(directory: Path) -> dict[str, tuple[int, float, float]]:
     """Game key -> (deal, the non-expert seat's game score, its win: 1 shared among the
     winners, as the tournament counts it) of a tournament."""
     out = {}
-    for line in (directory / "games.jsonl").read_text().splitlines():
-        game = json.loads(line)
+    for _, game in read_jsonl(find_jsonl(directory / "games.jsonl")):
         seat = next(i for i, spec in enumerate(game["specs"]) if spec != "expert")
         won = seat in game["winners"]
         out[game["key"]] = (game["deal"], float(game["scores"][seat]), won / len(game["winners"]))

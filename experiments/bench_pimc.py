@@ -51,6 +51,7 @@ from craits.agents.search_rollouts import Rollouts
 from craits.agents.specs import make_agent
 from craits_env import Game, Phase, Rules
 from craits_env.fileio import atomic_write_json, atomic_write_text
+from craits_env.jsonl import find_jsonl, read_jsonl
 from craits_env.public import PublicGame, SeatView
 
 RESULTS = Path(__file__).resolve().parent / "results" / "pimc"
@@ -174,8 +175,7 @@ def paired_differences(games_path: Path, a: str, b: str, seed: int = 0) -> dict[
     """Per deal, the mean over its games of ``a``'s game score minus ``b``'s (both at the
     table); their mean with a 95% percentile bootstrap interval over deals."""
     per_deal: dict[int, list[int]] = {}
-    for line in games_path.read_text(encoding="utf-8").splitlines():
-        game = json.loads(line)
+    for _, game in read_jsonl(find_jsonl(games_path)):
         specs = game["specs"]
         if a in specs and b in specs:
             diff = game["scores"][specs.index(a)] - game["scores"][specs.index(b)]

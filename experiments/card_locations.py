@@ -202,6 +202,10 @@ def learned_search(seed: int | None = None) -> PIMCAgent:
     model (a user spec: ``experiments/card_locations.py:learned_search``)."""
     from craits.agents.champion import SEARCH_SIMULATIONS, make_champion
 
+    if not MODEL.is_file():
+        raise FileNotFoundError(
+            f"{MODEL} is not committed (2.1 MB): experiments/results/README.md says how to have it"
+        )
     agent = PIMCAgent(
         SEARCH_SIMULATIONS, seed=seed, prior=make_champion("", seed),
         sampler=LearnedBelief(CardModel.load(MODEL)),

@@ -65,7 +65,8 @@ def report(args: argparse.Namespace) -> tuple[str, bool]:
     lines = [
         "# The champion: where it stands",
         "",
-        "`champion` plays the policy of [`final.pt`](final.pt), shipped as the playing weights "
+        "`champion` plays the policy of its training checkpoint (`final.pt`, kept out of the "
+        "repository: see `experiments/results/README.md`), shipped as the playing weights "
         "`agents/weights/champion.npz` (`experiments/export_champion.py`; argmax of the "
         "policy, no search); "
         f"`champion-search` is PIMC ({SEARCH_SIMULATIONS} compiled rollouts per searched "

@@ -17,6 +17,9 @@ rewriting, so that a failing check inside a helper (``assert_hands``, ``points``
 the values it compared.
 """
 
+import json
+from pathlib import Path
+
 import pytest
 
 pytest.register_assert_rewrite("tests.scripting")
@@ -25,11 +28,37 @@ pytest.register_assert_rewrite("tests.scripting")
 @pytest.fixture(params=["python", "vector"])
 def env_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test on both engines behind ``craits_v0``: the default of
-    ``raw_env(backend=...)`` becomes this parameter (``tests/craits_env/test_env.py`` uses it for every
-    test), so the same test checks the Python engine and the compiled VectorGame."""
+    ``raw_env(backend=...)`` becomes this parameter (``tests/craits_env/test_env.py`` uses it for
+    every test), so the same test checks the Python engine and the compiled VectorGame."""
     from craits_env import craits_v0
 
     defaults = craits_v0.raw_env.__init__.__kwdefaults__
     assert defaults is not None and "backend" in defaults
     monkeypatch.setitem(defaults, "backend", request.param)
     return str(request.param)
+
+
+# ----------------------------------------------------------------------------- durations
+
+DURATIONS = Path(__file__).resolve().parents[1] / "build" / "test-durations.json"
+_durations: dict[str, dict[str, object]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each test's seconds (setup, call and teardown), and whether it is in the slow lane."""
+    entry = _durations.setdefault(
+        report.nodeid, {"seconds": 0.0, "slow": "slow" in report.keywords}
+    )
+    entry["seconds"] = round(float(entry["seconds"]) + report.duration, 3)  # type: ignore[arg-type]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Keep the durations measured (``build/test-durations.json``, merged with earlier runs'):
+    the record that places a test in its lane. Written by the controller only under xdist."""
+    if hasattr(session.config, "workerinput") or not _durations:
+        return
+    known = json.loads(DURATIONS.read_text()) if DURATIONS.is_file() else {}
+    known.update(_durations)
+    DURATIONS.parent.mkdir(parents=True, exist_ok=True)
+    ordered = dict(sorted(known.items(), key=lambda kv: -float(kv[1]["seconds"])))
+    DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n")

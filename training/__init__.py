@@ -20,3 +20,11 @@
 
 A checkpoint plays as the agent ``"ppo:PATH"`` (:mod:`craits.agents.checkpoint_agent`).
 """
+
+# The folder is the package craits.training (setup.py): imported as `training` from the repository
+# root it would be a second copy of every module.
+if __name__ != "craits.training":
+    raise ImportError(
+        f"the folder training/ is the package craits.training: import craits.training "
+        f"(`pip install -e .` in the repository installs it), not {__name__}"
+    )

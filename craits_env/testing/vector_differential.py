@@ -12,8 +12,8 @@ and generator (``Game.from_snapshot``) and must reproduce it.
 
 :func:`craits_env.testing.random_rules.random_config` draws configurations from the option
 space of the random-option invariant tests (a test checks that it covers every option of ``Rules``).
-``tests/craits_env/test_vector_differential.py`` runs it in CI; ``experiments/vector_differential.py``
-is the documented longer run.
+``tests/craits_env/test_vector_differential.py`` runs it in CI;
+``experiments/vector_differential.py`` is the documented longer run.
 """
 
 from __future__ import annotations

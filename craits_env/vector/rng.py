@@ -6,8 +6,8 @@ the 128-bit LCG step and XSL-RR output of numpy's ``PCG64``, its buffered 32-bit
 and ``random_interval`` (a masked rejection draw) in the Fisher-Yates loop of
 ``Generator.shuffle``; and ``Generator.integers(n)`` (:func:`random_below`, for the
 search's samples: ``craits.agents.search_sampling``). So the same generator state gives
-the same first dealer, deals and reshuffles in both engines (``tests/craits_env/test_vector.py`` checks
-the draws against numpy).
+the same first dealer, deals and reshuffles in both engines
+(``tests/craits_env/test_vector.py`` checks the draws against numpy).
 
 State: ``st[b, RNG + RNG_*]`` = state high and low words, increment high and low words,
 the ``has_uint32`` flag and the buffered ``uinteger``, as int64 bit patterns.

@@ -19,9 +19,9 @@ A page asks for a generated block with an HTML comment on a line of its own:
 Links from a page to ``../CHANGELOG.md`` (right on GitHub) become links to the changelog page.
 Any other link from a page to ``../PATH``, a file of the repository outside ``docs/`` (the
 committed results under ``experiments/results/``, an example script, a configuration), is right
-on GitHub as it is written and checked to resolve by ``tests/repository/test_docs.py``. On the site an
-image is copied into the site (``repository/PATH``); any other file becomes a link to it in
-the repository once ``mkdocs.yml`` names one (``repo_url``: ``blob/main/PATH``), and while the
+on GitHub as it is written and checked to resolve by ``tests/repository/test_docs.py``. On the
+site an image is copied into the site (``repository/PATH``); any other file becomes a link to
+it in the repository once ``mkdocs.yml`` names one (``repo_url``: ``blob/main/PATH``), and while the
 project has no public address it is the link's text followed by the file's path in code (no
 invented address). So strict mode needs no exception for files that are not pages.
 

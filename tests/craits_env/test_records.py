@@ -33,8 +33,8 @@ from craits_env.records import (
 )
 from craits_env.scoring import GOING_OUT_BONUS, explain_hand
 
-from .test_invariants import random_config
 from ..craits.test_play import run_cli
+from .test_invariants import random_config
 
 
 def random_record(seed: int, n: int = 3, rules: Rules | None = None) -> dict[str, Any]:

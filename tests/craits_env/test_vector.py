@@ -2,8 +2,8 @@
 games, exact scores at any size, refusals, and craits_v0's backend="vector".
 
 The decision-by-decision proof of sameness over thousands of random games is
-``tests/craits_env/test_vector_differential.py``; the env tests of ``tests/craits_env/test_env.py`` run on both
-backends (``tests/conftest.py``).
+``tests/craits_env/test_vector_differential.py``; the env tests of
+``tests/craits_env/test_env.py`` run on both backends (``tests/conftest.py``).
 """
 
 from __future__ import annotations

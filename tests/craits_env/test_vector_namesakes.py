@@ -15,7 +15,6 @@ import importlib
 import inspect
 import pkgutil
 import re
-import warnings
 from typing import Any
 
 from numba.core.dispatcher import Dispatcher
@@ -63,11 +62,7 @@ def kernel_functions() -> dict[str, Any]:
     found: dict[str, Any] = {}
     for info in pkgutil.iter_modules(craits_env.vector.__path__):
         qualified = f"craits_env.vector.{info.name}"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            module = importlib.import_module(qualified)
-        if module.__name__ != qualified:  # a deprecated old name of a module moved elsewhere
-            continue
+        module = importlib.import_module(qualified)
         for name, obj in vars(module).items():
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ == module.__name__:
                 found[name] = obj

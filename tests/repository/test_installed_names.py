@@ -4,7 +4,8 @@
 ``craits`` command run from that directory.
 
 The wheel is built once (``pip wheel --no-deps``, from a copy of the files git tracks or
-would track, so that no stale ``build/`` of the checkout leaks in) and unpacked into a folder
+would track, so that no stale ``build/`` of the checkout leaks in; a link, if any, copied as the
+text file a checkout without links holds, as on Windows) and unpacked into a folder
 that comes first on ``PYTHONPATH``, so the code under test is the wheel's, not the source
 checkout's; the user's directory is the working directory and the script's directory
 (``sys.path[0]``). The Makefile's ``test-core`` does the same with a fresh venv and
@@ -49,7 +50,7 @@ def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if src.is_symlink() or src.is_file():
             dst.parent.mkdir(parents=True, exist_ok=True)
             if src.is_symlink():
-                dst.symlink_to(os.readlink(src))
+                dst.write_text(os.readlink(src))
             else:
                 shutil.copy2(src, dst)
     subprocess.run(
@@ -83,14 +84,13 @@ def _run(args: list[str], cwd: Path, site: Path, stdin: str = "") -> subprocess.
                           timeout=300)  # fmt: skip
 
 
-def test_the_wheel_installs_no_generic_name_but_the_deprecated_aliases(wheel_dir: Path) -> None:
+def test_the_wheel_installs_only_the_projects_own_names(wheel_dir: Path) -> None:
     tops = {p.name for p in wheel_dir.iterdir() if not p.name.endswith(".dist-info")}
-    assert tops == {"craits", "craits_env", "agents", "training"}
-    for alias in ("agents", "training"):
-        assert sorted(p.name for p in (wheel_dir / alias).iterdir()) == ["__init__.py"]
-    assert (wheel_dir / "craits" / "agents" / "pimc.py").is_file()
-    assert (wheel_dir / "craits" / "training" / "configs" / "ppo_4p.toml").is_file()
-    assert (wheel_dir / "craits" / "agents" / "weights" / "champion.npz").is_file()
+    assert tops == {"craits", "craits_env"}
+    for path in ("agents/pimc.py", "training/configs/ppo_4p.toml", "agents/weights/champion.npz",
+                 "web/static/common.js", "benchmark/card.schema.json"):  # fmt: skip
+        assert (wheel_dir / "craits" / path).is_file(), path
+    assert list((wheel_dir / "craits" / "benchmark" / "deals" / "v1").glob("*.json"))
     assert not (wheel_dir / "experiments").exists() and not (wheel_dir / "tests").exists()
     files = [p for p in wheel_dir.rglob("*") if p.is_file()]
     assert not [p for p in files if p.suffix in (".pt", ".pyc", ".jsonl") or "__pycache__" in
@@ -120,29 +120,31 @@ def test_a_users_agents_and_training_beside_their_script_break_nothing(
     )
 
 
-def test_the_old_names_warn_once_naming_the_replacement_and_are_the_same_modules(
+# Deprecated in 0.3.0, removed in 0.4.0 (CHANGELOG.md, "Removed").
+REMOVED = ["agents", "training", "craits_env.scenario", "craits_env.random_rules",
+           "craits_env.vector.differential", "craits_env.picture", "craits_env.render",
+           "craits_env.bench", "craits_env.localray", "craits_env.oracle", "craits_env.deprecation",
+           "craits.agents.tournament", "craits.tournament", "craits.agents.ppo",
+           "craits.training.checkpoint", "craits_env.gym_env"]  # fmt: skip
+
+
+def test_the_names_removed_in_0_4_0_are_gone_and_their_replacements_import(
     wheel_dir: Path, tmp_path: Path
 ) -> None:
-    code = textwrap.dedent("""
-        import warnings
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            import agents
-            from agents.pimc import PIMCAgent
-            from training.config import TrainConfig
-        import craits.agents.pimc, craits.training.config
-        assert PIMCAgent is craits.agents.pimc.PIMCAgent
-        assert TrainConfig is craits.training.config.TrainConfig
-        assert agents.make_agent is craits.agents.make_agent
-        assert craits.agents.pimc.__spec__.name == "craits.agents.pimc"
-        for w in caught:
-            print(w.category.__name__, w.message)
+    code = textwrap.dedent(f"""
+        import importlib
+        for name in {REMOVED!r}:
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as e:
+                assert e.name == name, (name, e.name)
+            else:
+                print("still there:", name)
+        import craits.agents.duplicate_tournament, craits.agents.checkpoint_agent
+        import craits_env.testing.scenario, craits_env.render_rgb, craits.localray, craits.bench
+        import craits.tournament_workers, craits_env.opponent_hands, craits.agents.checkpoint
+        print("ok")
     """)
     proc = _run([sys.executable, "-c", code], tmp_path, wheel_dir)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [
-        "FutureWarning the package 'agents' is deprecated since craits 0.3.0 and goes in 0.4: "
-        "import craits.agents instead",
-        "FutureWarning the package 'training' is deprecated since craits 0.3.0 and goes in 0.4: "
-        "import craits.training instead",
-    ]
+    assert proc.stdout.splitlines() == ["ok"]

@@ -9,44 +9,28 @@ The tests themselves are exempt from the private-name check (they may look insid
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
-import grimp
+from tests import package_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("craits_env", "craits", "experiments")  # craits holds craits.agents, craits.training
-# Source folders (craits/agents and craits/training are links to agents/ and training/).
+# Source folders (agents/ and training/ install as craits.agents and craits.training: setup.py).
 SOURCES = ("craits_env", "agents", "training", "craits", "experiments")
 SIZED = ("craits_env", "agents", "training", "craits")  # none over MAX_LINES here
 MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).
 PUBLIC_UNDERSCORE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
-# Modules that moved or were renamed in 0.3.0: the old name warns once and is the new module
-# until 0.4.
-MOVED = {
-    "craits_env.scenario": "craits_env.testing.scenario",
-    "craits_env.random_rules": "craits_env.testing.random_rules",
-    "craits_env.localray": "craits.localray",
-    "craits_env.bench": "craits.bench",
-    "craits_env.picture": "craits_env.render_rgb",
-    "craits_env.render": "craits_env.render_text",
-    "craits.agents.tournament": "craits.agents.duplicate_tournament",
-    "craits.tournament": "craits.tournament_workers",
-}
-
-
 def source_files(folders: tuple[str, ...], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
-    """The files under ``folders`` (not following the links inside craits/)."""
+    """The files under ``folders``."""
     files: list[Path] = []
     for folder in folders:
         for path in sorted((ROOT / folder).rglob("*")):
             rel = path.relative_to(ROOT)
-            if rel.parts[:2] in (("craits", "agents"), ("craits", "training")):
-                continue  # the links: the same files as agents/ and training/
             if "__pycache__" in rel.parts or "results" in rel.parts[:2]:
                 continue
             if path.is_file() and path.suffix in suffixes:
@@ -57,7 +41,25 @@ def source_files(folders: tuple[str, ...], suffixes: tuple[str, ...] = (".py",))
 def import_cycles() -> list[str]:
     """Each cycle among the modules of one package, as its arrows (importer -> imported:
     line numbers). A subpackage counts as one module of its parent (its modules' imports
-    are its own); a package's ``__init__`` is its facade and is not a member."""
+    are its own); a package's ``__init__`` is its facade and is not a member.
+
+    grimp reads the installed tree (``tests/package_tree.py``: craits.agents inside craits) and
+    finds a package by importing machinery, so it runs in a process of its own there."""
+    tree = package_tree.build(package_tree.ROOT / "build" / "structure-tree")
+    code = (f"import json, sys; sys.path[:0] = [{str(tree)!r}, {str(ROOT)!r}]\n"
+            "from tests.repository.test_structure import cycles_in_graph\n"
+            "print(json.dumps(cycles_in_graph()))")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    found: list[str] = json.loads(proc.stdout)
+    return found
+
+
+def cycles_in_graph() -> list[str]:
+    """:func:`import_cycles` in the process that reads the installed tree."""
+    import grimp
+
     graph = grimp.build_graph(*PACKAGES, cache_dir=None)
     found = []
     for package in sorted(graph.modules):
@@ -171,8 +173,12 @@ def resolve(module: str, name: str | None, level: int) -> str:
 
 
 def module_path(module: str) -> Path:
-    """The file of a module of ours (through the links for craits.agents, craits.training)."""
-    p = ROOT.joinpath(*module.split("."))
+    """The file of a module of ours (craits.agents in agents/: setup.py's mapping)."""
+    parts = module.split(".")
+    for name, folder in package_tree.package_dir().items():
+        if parts[: name.count(".") + 1] == name.split("."):
+            parts = [folder, *parts[name.count(".") + 1 :]]
+    p = ROOT.joinpath(*parts)
     return p / "__init__.py" if p.is_dir() else p.with_suffix(".py")
 
 
@@ -234,25 +240,6 @@ def test_no_source_file_is_over_700_lines() -> None:
     over = [f"{p.relative_to(ROOT)}: {n} lines" for p, n in sizes.items() if n > MAX_LINES]
     assert not over, "\n".join(over)
     assert len(sizes) > 100  # the folders were found
-
-
-def test_moved_modules_keep_their_old_names_for_one_release() -> None:
-    code = f"""
-        import importlib, warnings
-        for old, new in {MOVED!r}.items():
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                module = importlib.import_module(old)
-            assert module is importlib.import_module(new), old
-            assert [(w.category, str(w.message)) for w in caught] == [(FutureWarning,
-                f"the module {{old!r}} is deprecated since craits 0.3.0 and goes in 0.4: "
-                f"import {{new}} instead")], caught
-        print("moved ok")
-    """
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "moved ok"
 
 
 def test_the_checks_find_what_they_look_for() -> None:

@@ -19,8 +19,8 @@ import httpx
 from craits_env.engine import Game
 from craits_env.rules import Rules
 
-from .test_web_api import GATED_AGENT  # waits for a file before its move
 from ..webclient import serve_process
+from .test_web_api import GATED_AGENT  # waits for a file before its move
 
 QUICK = {"hand_sizes": [3, 2]}
 POSITION = ("hand", "top", "active_suit", "count", "direction", "phase", "current_player",

@@ -1,6 +1,0 @@
-"""Deprecated since craits 0.3.0 (goes in 0.4): the old name of
-:mod:`craits_env.render_rgb` (the table as an RGB picture)."""
-
-from craits_env.deprecation import moved_module
-
-moved_module(__name__, "craits_env.render_rgb")
