@@ -1,7 +1,8 @@
 """``craits serve`` in a real browser: Debian's headless Chromium (``/usr/bin/chromium``, never
 a downloaded one) driven by Playwright's Python driver against a real uvicorn server on
 127.0.0.1 — a whole short game played by clicking, a tournament game stepped forward and
-backward, one seat's view, and the leaderboard.
+backward, one seat's view, the leaderboard, and the Compare page at laptop widths (nothing
+wider than the window, round axis ticks, no label on another or on a bar, each chart once).
 
 With ``CRAITS_SCREENSHOTS=DIR`` each page is also saved as ``DIR/NAME.png`` (the README's
 pictures: ``CRAITS_SCREENSHOTS=docs/screenshots pytest tests/web/test_web_browser.py``).
@@ -11,9 +12,11 @@ Without Chromium the tests fail, saying how to install it (``make browser``).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -241,12 +244,145 @@ def test_the_leaderboard(page: Any, server: tuple[str, Any]) -> None:
     assert f"{best['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]" in first
     assert page.locator("#head-to-head tr").count() == 1 + len(stored["agents"])
     assert page.locator("#charts svg.chart").count() == 2
-    image = page.locator("img.chart-png")
-    image.wait_for()
-    page.wait_for_load_state("load")
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert page.locator("img").count() == 0  # results.png draws the same two charts: a link
+    chart = httpx.get(url + page.get_attribute("#chart-file", "href"))
+    assert chart.status_code == 200 and chart.headers["content-type"] == "image/png"
     screenshot(page, "compare", full_page=True)
     page.select_option("#set", "0:results.json")  # the other tournament
     from playwright.sync_api import expect
 
     expect(page.locator("#title")).to_have_text(re.compile("^Web demo"))
+
+
+LADDER_STANDARD = ROOT / "experiments" / "results" / "ladder_standard"  # 8 agents
+LONG_NAMES = ROOT / "experiments" / "results" / "training" / "vs_pimc"  # a 41-character spec
+BENCHMARK = ROOT / "experiments" / "results" / "benchmark"  # the report cards: a wide table
+WIDTHS = (1280, 1024)  # a laptop, a small one
+
+
+@pytest.fixture(scope="module")
+def compare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    games = tmp_path_factory.mktemp("games")
+    app = create_app(Settings(games_dir=games, record_dirs=[TOURNAMENT],
+                              result_dirs=[LADDER_STANDARD, LONG_NAMES, BENCHMARK]))  # fmt: skip
+    with running(app) as url:
+        yield url
+
+
+def is_round_step(step: float) -> bool:
+    """Whether ``step`` is 1, 2 or 5 × 10^k."""
+    mantissa = step / 10 ** math.floor(math.log10(step) + 1e-9)
+    return any(math.isclose(mantissa, m) for m in (1, 2, 5))
+
+
+@pytest.mark.slow  # a real browser
+@pytest.mark.parametrize(("lo", "hi", "ticks"), [
+    (0, 747, [0, 200, 400, 600, 800]),  # the issue's 187/373/560/747
+    (0, 945.6, [0, 200, 400, 600, 800, 1000]),
+    (0, 0.45, [0, 0.1, 0.2, 0.3, 0.4, 0.5]),  # the issue's 0.11/0.23/0.34/0.45
+    (0, 0.25, [0, 0.05, 0.1, 0.15, 0.2, 0.25]),
+    (0, 1, [0, 0.2, 0.4, 0.6, 0.8, 1]),
+    (0, 133, [0, 50, 100, 150]),
+    (0, 0.0037, [0, 0.001, 0.002, 0.003, 0.004]),
+    (-35, 120, [-50, 0, 50, 100, 150]),
+    (0, 0, [0, 0.2, 0.4, 0.6, 0.8, 1]),  # nothing to show: one unit
+])  # fmt: skip
+def test_axis_ticks_are_round_numbers(
+    page: Any, server: tuple[str, Any], lo: float, hi: float, ticks: list[float]
+) -> None:
+    url, _ = server
+    page.goto(f"{url}/compare")
+    got = page.evaluate("([lo, hi]) => axisTicks(lo, hi)", [lo, hi])
+    assert got["ticks"] == pytest.approx(ticks, abs=1e-12)
+    assert got["ticks"][0] <= min(lo, 0) and got["ticks"][-1] >= hi
+    assert is_round_step(got["step"])
+
+
+@pytest.mark.slow  # a real browser
+def test_axis_ticks_over_many_ranges(page: Any, server: tuple[str, Any]) -> None:
+    url, _ = server
+    page.goto(f"{url}/compare")
+    ranges = [(0.0, 0.001 * 1.37**k) for k in range(40)]
+    ranges += [(-3.0 * k, 7.0 * k) for k in range(1, 9)]
+    got_all = page.evaluate("ranges => ranges.map(([lo, hi]) => axisTicks(lo, hi))", ranges)
+    for (lo, hi), got in zip(ranges, got_all, strict=True):
+        ticks, step = got["ticks"], got["step"]
+        assert is_round_step(step), (lo, hi, step)
+        assert 3 <= len(ticks) <= 6, (lo, hi, ticks)  # at most 5 intervals, at least 2
+        assert ticks[0] <= lo and ticks[-1] >= hi and 0 in ticks, (lo, hi, ticks)
+        assert all(math.isclose(b - a, step) for a, b in pairwise(ticks)), ticks
+
+
+LAYOUT = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+                       return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const scroller = (e) => { for (let p = e.parentElement; p; p = p.parentElement)
+    if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return box(p);
+    return null; };
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    tables: [...document.querySelectorAll("table")].map((t) => ({
+      id: t.id, box: box(t), scroller: scroller(t) })),
+    charts: [...document.querySelectorAll("#charts svg.chart")].map((svg) => ({
+      label: svg.getAttribute("aria-label"),
+      texts: [...svg.querySelectorAll("text")].map((t) => ({
+        text: t.textContent, cls: t.getAttribute("class"), box: box(t) })),
+      bars: [...svg.querySelectorAll("rect.bar")].map(box) })),
+    images: document.querySelectorAll("img").length,
+  };
+}"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
+        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5)  # fmt: skip
+
+
+def check_layout(layout: dict[str, Any], agents: int) -> None:
+    """No horizontal overflow of the page; every table inside the viewport or inside a box
+    that scrolls (itself inside the viewport); round ticks; no text on text, no chance label
+    on a bar; each chart once."""
+    width = layout["innerWidth"]
+    assert layout["scrollWidth"] <= width
+    for table in layout["tables"]:
+        inside = table["box"] if table["box"]["right"] <= width + 0.5 else table["scroller"]
+        assert inside is not None and inside["right"] <= width + 0.5, (width, table)
+    assert [c["label"] for c in layout["charts"]] == ["mean game score (lower is better)",
+                                                      "win rate"]  # fmt: skip
+    assert layout["images"] == 0
+    for chart in layout["charts"]:
+        ticks = [float(t["text"]) for t in chart["texts"] if t["cls"] == "tick"]
+        assert ticks[0] == 0 and len(ticks) >= 3
+        step = ticks[1] - ticks[0]
+        assert is_round_step(step), ticks
+        assert all(math.isclose(b - a, step) for a, b in pairwise(ticks)), ticks
+        texts = chart["texts"]
+        assert sum(t["cls"] == "name" for t in texts) == len(chart["bars"]) == agents
+        for i, a in enumerate(texts):
+            for b in texts[i + 1:]:
+                assert not overlap(a["box"], b["box"]), (chart["label"], a, b)
+        for label in (t for t in texts if t["cls"] == "chance"):
+            assert not any(overlap(label["box"], bar) for bar in chart["bars"]), label
+    assert [t["text"] for t in layout["charts"][1]["texts"] if t["cls"] == "chance"] == [
+        "chance 0.25"]
+
+
+@pytest.mark.slow  # a real browser
+def test_the_compare_page_fits_a_laptop(page: Any, compare_server: str) -> None:
+    url = compare_server
+    page.goto(f"{url}/compare#key=0:results.json")
+    page.wait_for_selector("#leaderboard tbody tr")
+    page.wait_for_selector("#cards tbody tr")
+    cards = len(list(BENCHMARK.rglob("card.json")))
+    assert page.locator("#cards tbody tr").count() == cards
+    assert page.locator("#opponents th").count() == 5  # the zoo's columns under one heading
+    for key, folder in (("0:results.json", LADDER_STANDARD), ("1:results.json", LONG_NAMES)):
+        page.select_option("#set", key)
+        agents = len(json.loads((folder / "results.json").read_text())["agents"])
+        page.wait_for_function("n => document.querySelectorAll('#leaderboard tbody tr').length"
+                               " === n", arg=agents)  # fmt: skip
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            check_layout(page.evaluate(LAYOUT), agents)
+        page.set_viewport_size(VIEWPORT)
