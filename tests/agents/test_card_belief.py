@@ -47,6 +47,7 @@ def endgame_views(games: int, first_seed: int) -> Iterator[tuple[Game, PublicGam
             public.apply(agents[p].act(view))
 
 
+@pytest.mark.slow
 def test_every_world_is_consistent_and_the_weights_are_normalised() -> None:
     belief = PolicyBelief("expert")
     rng = np.random.default_rng(3)
@@ -115,6 +116,7 @@ def test_permuting_the_hidden_cards_changes_nothing() -> None:
     assert compared > 25 and informative > 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players,voluntary", [(4, False), (3, False), (2, True)])
 def test_the_past_inferences_are_what_the_tracker_knew_at_each_decision(
     players: int, voluntary: bool
@@ -218,6 +220,7 @@ def test_an_eight_called_against_the_held_suit_moves_the_weight() -> None:
     pytest.fail("no suit call to test in these games")
 
 
+@pytest.mark.slow
 def test_without_evidence_the_worlds_are_the_uniform_draw_itself() -> None:
     """Where no opponent decision is read, the belief's worlds are the uniform consistent
     sampler's from the same generator state, so PIMC on the belief searches exactly what PIMC
@@ -298,6 +301,7 @@ def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -
                 break
 
 
+@pytest.mark.slow
 def test_the_held_out_tables_deal_nothing_used_in_training_tuning_or_the_benchmark() -> None:
     """The committed held-out tables of the belief's README (one seed): not a training
     config's seed, the training evaluation's, a tuning seed of the belief (555; the

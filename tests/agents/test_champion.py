@@ -19,9 +19,12 @@ from craits.agents.playing_weights import PlayingWeightsAgent, read_playing_weig
 from craits.agents.specs import make_agent, resolve_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
-from experiments.export_champion import CHECKPOINT, export_bytes
+from experiments.export_champion import checkpoint_from_weights, export_bytes
 
+from ..champion_checkpoint import champion_checkpoint
 from ..repository.test_light_install import run_blocked
+
+CHECKPOINT = champion_checkpoint()  # the shipped policy as a checkpoint
 
 SHORT = Rules(hand_sizes=(4, 3, 2, 1))
 IDENTITY = "ppo@b62472a47bbf09e6"  # the checkpoint's: stored results are keyed by it
@@ -45,7 +48,8 @@ def test_champion_plays_the_shipped_weights_under_the_checkpoint_s_identity() ->
     agent, identity = resolve_agent("champion", 0, num_players=4)
     assert isinstance(agent, PlayingWeightsAgent) and isinstance(agent, PPOAgent)
     assert agent.name == "champion" and Path(agent.path) == champion.WEIGHTS
-    assert identity == IDENTITY == PPOAgent(str(CHECKPOINT)).identity  # keyed by its weights
+    assert identity == IDENTITY  # the training checkpoint's: keyed by its weights
+    assert PPOAgent(str(CHECKPOINT)).identity != IDENTITY  # a zero value head: another agent
     again = pickle.loads(pickle.dumps(agent))
     assert type(again) is PlayingWeightsAgent and again.identity == IDENTITY
     for seed in range(3):
@@ -79,11 +83,18 @@ def test_champion_specs_refuse_bad_arguments_and_a_missing_checkpoint(
         make_agent("champion-search")
 
 
-def test_the_weights_are_the_checkpoint_s_export_byte_for_byte() -> None:
+def test_the_weights_are_an_export_and_come_back_from_a_checkpoint_exactly() -> None:
     shipped = champion.WEIGHTS.read_bytes()
     assert hashlib.sha256(shipped).hexdigest() == WEIGHTS_SHA256
-    assert export_bytes(CHECKPOINT) == shipped  # deterministic: exporting again changes nothing
     weights = read_playing_weights(champion.WEIGHTS)
+    again = read_playing_weights("re-exported", export_bytes(CHECKPOINT))  # there and back
+    assert export_bytes(CHECKPOINT) == export_bytes(CHECKPOINT)  # deterministic bytes
+    for (w, b), (w2, b2) in zip([*weights.hidden, weights.policy], [*again.hidden, again.policy],
+                                strict=True):  # fmt: skip
+        assert np.array_equal(w, w2) and np.array_equal(b, b2) and w2.dtype == np.float32
+    assert again.meta["digest"] != weights.meta["digest"]  # the zero value head is hashed too
+    spec = {"obs_size": 245, "hidden_sizes": [256, 256], "activation": "tanh", "num_actions": 59}
+    assert checkpoint_from_weights()["network"] == spec
     assert len(shipped) < 1_000_000 and weights.obs_size == 245
     assert [w.shape for w, _ in weights.hidden] == [(256, 245), (256, 256)]
     assert weights.policy[0].shape == (59, 256) and weights.policy[0].dtype == np.float32
@@ -92,6 +103,7 @@ def test_the_weights_are_the_checkpoint_s_export_byte_for_byte() -> None:
     assert Rules.from_dict(meta["rules"]) == Rules() and f"ppo@{meta['digest'][:16]}" == IDENTITY
 
 
+@pytest.mark.slow
 def test_champion_plays_the_checkpoint_s_moves_on_every_seat_s_positions() -> None:
     """Random games (every seat a random player): at every decision every seat's view goes
     through both policies — the logits are the same floats — and the acting seat's move is
@@ -133,6 +145,7 @@ def test_champion_plays_the_checkpoint_s_moves_on_every_seat_s_positions() -> No
             public.apply(action)
 
 
+@pytest.mark.slow
 def test_champion_plays_without_torch() -> None:
     proc = run_blocked(
         """
@@ -164,7 +177,7 @@ def test_a_damaged_weights_file_is_refused_in_one_line(tmp_path: Path) -> None:
         altered: r"^playing weights .*altered\.npz: the weights do not match weights_sha256$",
         tmp_path / "none.npz": r"^playing weights .*none\.npz: no such file$",
         tmp_path / "text.npz": r"^playing weights .*text\.npz: not a readable \.npz file",
-        CHECKPOINT: r"^playing weights .*final\.pt: no readable 'meta' entry$",
+        CHECKPOINT: r"^playing weights .*champion\.pt: no readable 'meta' entry$",
     }
     (tmp_path / "text.npz").write_text("not weights")
     for path, message in cases.items():

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from craits.agents.report import chart_title, game_label, tournament_figure, write_outputs
 from craits.agents.stats import summarize
 from craits_env.rules import Rules
@@ -70,6 +72,7 @@ def test_tournament_outputs_take_players_and_rules_from_the_config(tmp_path: Pat
     assert "# `a` and friends" in (tmp_path / "results.md").read_text()  # Markdown keeps them
 
 
+@pytest.mark.slow
 def test_training_chart_title_and_chance_line() -> None:
     import matplotlib.pyplot as plt
 

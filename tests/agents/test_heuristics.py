@@ -241,6 +241,7 @@ def test_expert_plays_into_the_suit_the_next_player_lacks() -> None:
     assert decide("expert", pg) == c("Qd")
 
 
+@pytest.mark.slow
 def test_decisions_use_only_what_the_seat_may_know() -> None:
     """Permuting the hidden cards (other hands, stock) never changes a bot's decision."""
     r = random.Random(5)
@@ -303,6 +304,7 @@ def random_rules(r: random.Random, n: int) -> Rules:
     )
 
 
+@pytest.mark.slow
 def test_bots_play_only_legal_actions_under_random_options() -> None:
     r = random.Random(11)
     decisions = dict.fromkeys(BOTS, 0)
@@ -354,6 +356,7 @@ def ladder(specs: Sequence[str], deals: int, rules: Rules, seed: int = 0) -> dic
     return {row["spec"]: row["mean_score"] for row in summarize(games, list(specs), seed)["agents"]}
 
 
+@pytest.mark.slow
 def test_the_ladder_holds_in_short_four_player_games() -> None:
     score = ladder(LADDER, 300, Rules.short_game(), seed=1000)
     rnd, greedy, tactician, expert = (score[spec] for spec in LADDER)

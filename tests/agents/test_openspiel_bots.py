@@ -99,6 +99,7 @@ def test_params_from_rules_inverts_rules_from_params() -> None:
 # ---------------------------------------------------------------------------- the root state
 
 
+@pytest.mark.slow
 def test_the_root_state_is_the_seat_position_with_the_same_59_actions() -> None:
     """The search's root: the view's legal actions (craits_env's ids), its own hand, every
     public fact; resampling keeps its information-state string; the live game is untouched."""
@@ -149,6 +150,7 @@ def test_state_from_view_refuses_a_deal_the_seat_could_not_face() -> None:
 # ---------------------------------------------------------------------------- whole games
 
 
+@pytest.mark.slow
 def test_whole_duplicate_games_against_random_are_legal_and_reproducible() -> None:
     """openspiel-ismcts:10 against three random bots, short game (3, 2, 1), two seat rotations
     of one duplicate deal: the games finish (the arena refuses an illegal action), and the
@@ -182,6 +184,7 @@ def test_same_seed_same_search_and_reset() -> None:
 # ---------------------------------------------------------------------------- no peeking
 
 
+@pytest.mark.slow
 def test_the_search_does_not_depend_on_the_hidden_cards() -> None:
     """Permuting the opponents' hands and the stock never changes the root's dealt start, the
     visit shares nor the move, for a fixed seed."""

@@ -53,6 +53,7 @@ def searched_positions(
 # ---------------------------------------------------------------------------- no peeking
 
 
+@pytest.mark.slow
 def test_decision_does_not_depend_on_the_hidden_cards() -> None:
     """Permuting the opponents' hands and the stock never changes PIMC's values or choice."""
     r = random.Random(7)
@@ -217,6 +218,7 @@ def test_beats_random_clearly() -> None:
     assert margin < -15, margin
 
 
+@pytest.mark.slow
 def test_beats_greedy_clearly() -> None:
     greedy = make_agent("greedy")
     baseline = duplicate_margin(greedy, RandomAgent(), deals=8)  # the opponent is no dummy

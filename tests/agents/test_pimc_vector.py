@@ -82,6 +82,7 @@ def test_the_preference_puts_wild_cards_last() -> None:
     assert [v < 0 for v in ROLLOUT_VALUE] == wild  # 8s and 9s below all else
 
 
+@pytest.mark.slow
 def test_greedy_action_is_greedy_rollout_action() -> None:
     """The compiled policy picks greedy_rollout_action's action in every phase (R3.1 play,
     R5.2 count, R3.2 / R4 suit calls, R7.1 declarations), ties included."""
@@ -109,6 +110,7 @@ def _owners(sizes: dict[int, int], unseen: int) -> np.ndarray:
     return np.array(owners + [-1] * (unseen - len(owners)), np.int64)
 
 
+@pytest.mark.slow
 def test_rollout_values_are_the_python_ones() -> None:
     """Random positions of random-option games, three samples each, every legal action:
     the compiled values equal rollout_value's (reshuffles, hands ended and cut short
@@ -261,6 +263,7 @@ def _random_plan(r: random.Random) -> tuple[list[int], dict[int, int], dict[int,
     return unseen, sizes, caps
 
 
+@pytest.mark.slow
 def test_compiled_samples_are_sample_hidden_draw_for_draw() -> None:
     """deal_samples gives sample_hidden's hands (in order) and stock, sample after sample,
     and leaves the numpy generator in the state the Python calls leave it (a buffered
@@ -340,12 +343,14 @@ def _play_with_both(n: int, rules: Rules, seed: int, simulations: int,
     return tally
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4, 6])
 def test_the_engines_play_the_same_short_game(n: int) -> None:
     tally = _play_with_both(n, Rules(hand_sizes=SHORT_GAME), seed=10 * n, simulations=24)
     assert tally["decisions"] > 60 and tally["values"] > 10, tally
 
 
+@pytest.mark.slow
 def test_the_engines_agree_over_random_options_and_variants() -> None:
     r = random.Random(6)
     variants: list[dict[str, Any]] = [{}, {"prior": None}, {"endgame": None, "others": 0.5}]

@@ -142,6 +142,7 @@ def test_register_adds_a_name_explicitly() -> None:
             register(bad, lambda arg, seed: RandomAgent(seed))
 
 
+@pytest.mark.slow
 def test_a_file_agent_in_a_tournament_with_workers_and_in_the_gym_view(
     agent_file: Path, tmp_path: Path
 ) -> None:
@@ -163,6 +164,7 @@ def test_a_file_agent_in_a_tournament_with_workers_and_in_the_gym_view(
     env.close()
 
 
+@pytest.mark.slow
 def test_craits_play_and_demo_take_the_same_specs(agent_file: Path) -> None:
     script = textwrap.dedent("quit\n")
     proc = subprocess.run([sys.executable, "-m", "craits", "play", "--opponents",

@@ -31,6 +31,7 @@ SETS = ("standard_4p", "standard_4p_search", "two_player", "two_player_search", 
 # ----------------------------------------------------------------------------- deal sets
 
 
+@pytest.mark.slow
 def test_the_shipped_deal_sets_check_and_are_what_suite_v1_names() -> None:
     loaded = {name: load("v1", name) for name in SETS}
     assert {t.full for t in V1.tables} | {t.search for t in V1.tables} == set(SETS)
@@ -64,6 +65,7 @@ def test_a_deal_set_that_does_not_check_is_refused_in_one_line(tmp_path: Path) -
         load("t1", "other", tmp_path)
 
 
+@pytest.mark.slow
 def test_no_committed_configuration_deals_a_deal_of_the_suite() -> None:
     """Training games come from a config's seed, evaluation games from EVAL_SEED's
     tournament: neither is a suite seed, and no evaluation deal is a suite deal."""
@@ -197,6 +199,7 @@ def same(card: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in json.loads(cards.to_json(card)).items() if k not in VARIES}
 
 
+@pytest.mark.slow
 def test_a_card_checks_against_its_schema_and_is_the_same_for_any_workers(
     tiny: Suite, tmp_path: Path
 ) -> None:
@@ -216,6 +219,7 @@ def test_a_card_checks_against_its_schema_and_is_the_same_for_any_workers(
     assert same(two_workers) == same(one)
 
 
+@pytest.mark.slow
 def test_the_reference_has_no_paired_estimate_and_a_shared_games_folder_is_reused(
     tiny: Suite, tmp_path: Path
 ) -> None:
@@ -251,6 +255,7 @@ def craits(*args: str) -> subprocess.CompletedProcess[str]:
     (["evaluate", "expert", "--suite", "v9"], "suite: got 'v9', allowed v1"),
     (["evaluate", "expert", "--size", "huge"], "invalid choice: 'huge'"),
 ])  # fmt: skip
+@pytest.mark.slow
 def test_bad_evaluate_arguments_give_one_line_and_status_2(args: list[str], fragment: str) -> None:
     proc = craits(*args)
     lines = proc.stderr.strip().splitlines()
@@ -262,6 +267,7 @@ def test_the_package_ships_the_deal_sets_and_the_schema() -> None:
     assert dataclasses.is_dataclass(V1)
 
 
+@pytest.mark.slow
 def test_the_compare_page_reads_every_card_under_its_results_folders(
     tiny: Suite, tmp_path: Path
 ) -> None:
@@ -284,6 +290,7 @@ def test_the_compare_page_reads_every_card_under_its_results_folders(
     assert client(tmp_path / "games", result_dirs=[results]).get("/api/cards").json()["rows"] == []
 
 
+@pytest.mark.slow
 def test_the_interval_widths_are_read_from_the_cards(tiny: Suite, tmp_path: Path) -> None:
     from craits.benchmark.leaderboard import widths, widths_markdown
 

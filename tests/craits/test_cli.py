@@ -64,6 +64,7 @@ def test_bad_arguments_give_one_line_and_status_2(args: list[str], fragment: str
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_help_of_every_subcommand() -> None:
     for args in (["--help"], ["demo", "--help"], ["bench", "engine", "--help"],
                  ["bench", "env", "--help"]):  # fmt: skip

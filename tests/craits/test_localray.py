@@ -8,9 +8,12 @@ import ipaddress
 import os
 from pathlib import Path
 
+import pytest
 import ray
 
 from craits import localray
+
+pytestmark = pytest.mark.slow  # Ray
 
 LISTEN = "0A"  # /proc/net/tcp state of a listening socket
 

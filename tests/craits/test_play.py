@@ -458,6 +458,7 @@ def test_the_command_stops_an_endless_stream_of_invalid_moves() -> None:
     assert proc.stdout.count("  ✗ ") == 100
 
 
+@pytest.mark.slow
 def test_help_of_play_and_replay() -> None:
     for sub in ("play", "replay"):
         proc = run_cli(sub, "--help")

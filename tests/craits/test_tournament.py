@@ -113,6 +113,7 @@ def test_one_rotation_plays_each_deal_once_and_pairs_with_the_full_tournament(
         TournamentConfig(specs, 3, 6, 4, SHORT, rotations="two")
 
 
+@pytest.mark.slow
 def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
     cfg = config(("random", "random", "random"), deals=8)
     t1 = table(run_games(cfg, tmp_path / "a"), cfg)
@@ -205,6 +206,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_cli_writes_every_output(tmp_path: Path) -> None:
     out = tmp_path / "t"
     proc = run_cli("random", "random", "--players", "2", "--deals", "3", "--seed", "4",
@@ -225,12 +227,14 @@ def test_cli_writes_every_output(tmp_path: Path) -> None:
         (["random"] * 4 + ["--deals", "0"], "--deals"),
     ],
 )
+@pytest.mark.slow
 def test_cli_bad_input_one_line(tmp_path: Path, args: list[str], fragment: str) -> None:
     proc = run_cli(*args, "--out", str(tmp_path / "x"))
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and fragment in proc.stderr
 
 
+@pytest.mark.slow
 def test_ray_local_gives_the_same_table(tmp_path: Path) -> None:
     import ray  # noqa: F401  (the dev extra installs it: never skipped)
 

@@ -109,6 +109,7 @@ def test_an_overwritten_checkpoint_is_another_tournament_refused_and_nothing_cha
     assert second["config"]["agents"] != first["config"]["agents"]
 
 
+@pytest.mark.slow
 def test_a_moved_checkpoint_resumes_its_tournament_without_replaying(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "agent.pt", 1, rules={"hand_sizes": [3, 2, 1]})
     out = tmp_path / "t"
@@ -178,6 +179,7 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game(
 # ----------------------------------------------------------------------------- training
 
 
+@pytest.mark.slow
 def test_a_training_evaluation_replays_when_the_checkpoint_changed(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "final.pt", 1)
     out = tmp_path / "eval"
@@ -194,6 +196,7 @@ def test_a_training_evaluation_replays_when_the_checkpoint_changed(tmp_path: Pat
     assert stored["config"]["agents"][0] == agent_identity(f"ppo:{ckpt}")
 
 
+@pytest.mark.slow
 def test_extending_a_run_evaluates_the_new_agent(tmp_path: Path) -> None:
     out = tmp_path / "run"
     config = tiny(total_steps=300, final_eval_deals=3, eval_opponents=["random"])
@@ -224,6 +227,7 @@ def test_extending_a_run_evaluates_the_new_agent(tmp_path: Path) -> None:
     assert old != new
 
 
+@pytest.mark.slow
 def test_a_moved_run_directory_resumes_and_a_failed_check_writes_nothing(tmp_path: Path) -> None:
     bot = checkpoint(tmp_path / "bot.pt", 5)
     out = tmp_path / "run"
@@ -276,6 +280,7 @@ def _craits(*args: str) -> list[str]:
     return [sys.executable, "-m", "craits", *args]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_craits_train_leaves_a_resumable_checkpoint(
     tmp_path: Path, sig: signal.Signals
@@ -321,6 +326,7 @@ def test_version_and_help_show_the_quick_run(capsys: pytest.CaptureFixture[str])
     assert "Exit status: 0 done; 1 failed while playing" in text and "MODULE:ATTR" in text
 
 
+@pytest.mark.slow
 def test_identities_are_deterministic_across_processes(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "a.pt", 1)
     code = f"from craits.agents.specs import agent_identity; print(agent_identity('ppo:{ckpt}'))"

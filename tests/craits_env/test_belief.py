@@ -24,6 +24,7 @@ from ..training.test_training import tiny
 torch.set_num_threads(1)
 
 
+@pytest.mark.slow
 def test_the_vector_says_what_each_opponent_showed_this_hand() -> None:
     """Every decision of 60 random 4-player games: each block read back from the moves."""
     rng = np.random.default_rng(0)
@@ -110,6 +111,7 @@ def belief_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return base.final_checkpoint, tuned.final_checkpoint
 
 
+@pytest.mark.slow
 def test_a_belief_policy_started_from_a_standard_one_plays_exactly_as_it(
     belief_run: tuple[Path, Path],
 ) -> None:

@@ -175,6 +175,7 @@ class Rebuilt:
         assert self.direction == g.direction
 
 
+@pytest.mark.slow
 def test_random_games_replay_from_their_events_alone() -> None:
     """Thousands of small random games, every rules option: the events rebuild the game."""
     r = random.Random(27)
@@ -330,6 +331,7 @@ def test_a_draw_across_a_reshuffle_is_two_draws_around_it() -> None:
 GOLDEN = "984245de3eaf45b595237e0547a092b05ec1d99ffe75dccfce63a530aabab6ff"
 
 
+@pytest.mark.slow
 def test_the_engine_plays_the_games_it_played_before_events() -> None:
     digest = hashlib.sha256()
     r = random.Random(20261203)
@@ -399,6 +401,7 @@ def _hidden_cards(e: Event, seat: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_a_seats_public_events_hide_what_it_may_not_see() -> None:
     r = random.Random(11)
     for i in range(150):

@@ -88,6 +88,7 @@ def check_every_action(g: Game, r: random.Random) -> None:
     assert g.snapshot() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(8))
 def test_random_games_with_random_options(chunk: int) -> None:
     """~2,400 random games with random options and every invariant after every step."""
@@ -98,6 +99,7 @@ def test_random_games_with_random_options(chunk: int) -> None:
         play_checked(g, r, check_all_every=37 if i % 10 == 0 else 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", range(2, 11))
 def test_full_standard_games(num_players: int) -> None:
     """Full 15-hand games with the default rules, every player count."""
@@ -106,6 +108,7 @@ def test_full_standard_games(num_players: int) -> None:
         play_checked(Game(num_players, seed=i), r, check_all_every=97 if i == 0 else 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), config_seed=st.integers(0, 2**32 - 1))
 def test_hypothesis_random_configurations(seed: int, config_seed: int) -> None:
@@ -114,6 +117,7 @@ def test_hypothesis_random_configurations(seed: int, config_seed: int) -> None:
     play_checked(Game(n, rules, seed=seed), r, check_all_every=23)
 
 
+@pytest.mark.slow
 def test_cumulative_scores_equal_sum_of_hand_points_in_long_games() -> None:
     """R8.6: scores are the sums of hand points (penalties included), exact integers."""
     r = random.Random(7)

@@ -60,6 +60,7 @@ def test_game_type_and_parameters() -> None:
         os_craits.CraitsGame({"jokers": True})
 
 
+@pytest.mark.slow
 def test_random_sim_test_over_random_options() -> None:
     r = random.Random(7)
     for _ in range(4):
@@ -94,6 +95,7 @@ def test_the_opening_chance_nodes_and_returns() -> None:
     assert all(state.returns()[s] > 0 for s in winners)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_differential_against_the_engine(seed: int) -> None:
     """The same deck orders and actions: the same game, decision by decision."""
@@ -138,6 +140,7 @@ def _card_str(c: int) -> str:
     return CARD_STRS[c]
 
 
+@pytest.mark.slow
 def test_resampling_keeps_the_information_state() -> None:
     game = pyspiel.load_game("python_craits(players=4,hand_sizes=5;3)")
     rng = np.random.default_rng(3)
@@ -206,6 +209,7 @@ def test_a_belief_supplies_the_resampled_worlds() -> None:
     assert checked >= 6 and weighted >= 2
 
 
+@pytest.mark.slow
 def test_consistent_deal_is_uniform_by_enumeration() -> None:
     """Five unseen cards, two seats of one card and three in the stock; seat 1 showed no
     heart and drew nothing since: every consistent world equally often."""
@@ -237,6 +241,7 @@ def test_consistent_deal_rejects_a_bad_start() -> None:
                         {1: SeatBound([None, None, 0, None, None, None])}, rng)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_ismcts_and_mcts_bots_play_whole_games() -> None:
     game = pyspiel.load_game("python_craits(players=2,hand_sizes=2;1,history_slots=16)")
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))

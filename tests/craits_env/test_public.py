@@ -107,6 +107,7 @@ def test_renamed_penalty_flags_keep_a_deprecated_alias() -> None:
         assert view.penalty_pending == view.one_card_penalty_pending
 
 
+@pytest.mark.slow
 def test_the_tracker_learns_the_same_from_events_and_from_the_actions() -> None:
     """PublicTracker.observe (a decision's events) and observe_action (a game that tells no
     events: the batched engine's one-game view) infer the same, over random games."""

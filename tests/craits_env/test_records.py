@@ -48,6 +48,7 @@ def random_record(seed: int, n: int = 3, rules: Rules | None = None) -> dict[str
     return recorder.record()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(3))
 def test_record_replays_to_the_identical_game_over_random_games_and_options(chunk: int) -> None:
     r = random.Random(100 + chunk)
@@ -197,6 +198,7 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- craits replay
 
 
+@pytest.mark.slow
 def test_replay_command_shows_a_game_step_by_step_and_checks_scores(tmp_path: Path) -> None:
     record = random_record(3, n=4, rules=Rules(hand_sizes=(3, 1), face_cards=True))
     path = tmp_path / "one.jsonl"
@@ -237,6 +239,7 @@ def test_replay_command_errors_are_one_line(
 # ----------------------------------------------------------------------------- tournaments
 
 
+@pytest.mark.slow
 def test_tournament_records_replay_to_its_scores_whatever_the_workers(tmp_path: Path) -> None:
     cfg = TournamentConfig(("random", "greedy", "random"), 3, 2, 7, Rules(hand_sizes=(3, 1)))
     games = run_games(cfg, tmp_path / "one", record=True)
@@ -255,6 +258,7 @@ def test_tournament_records_replay_to_its_scores_whatever_the_workers(tmp_path: 
     assert collect_records(cfg, tmp_path / "plain", plain) == records
 
 
+@pytest.mark.slow
 def test_tournament_command_writes_the_record_file(tmp_path: Path) -> None:
     out, path = tmp_path / "t", tmp_path / "games.jsonl"
     proc = run_cli("tournament", "random", "greedy", "--players", "2", "--deals", "2",

@@ -23,6 +23,7 @@ def play_random(g: Game, r: random.Random, max_steps: int | None = None) -> list
     return actions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_replay_from_deck_orders_reaches_identical_snapshot(chunk: int) -> None:
     """A game rebuilt from its recorded deals, reshuffles and actions, with no generator."""
@@ -39,6 +40,7 @@ def test_replay_from_deck_orders_reaches_identical_snapshot(chunk: int) -> None:
         assert replay.snapshot() == g.snapshot()
 
 
+@pytest.mark.slow
 def test_replay_of_a_partial_game_matches_at_every_step() -> None:
     r = random.Random(5)
     g = Game(4, Rules(voluntary_draw=True), seed=3, record=True)
@@ -112,6 +114,7 @@ def test_deck_top_places_cards_on_top_of_the_first_deal() -> None:
     Game(6, seed=0, deck_top=["As", "As"])  # two decks above 5 players
 
 
+@pytest.mark.slow
 def test_clone_is_independent_and_continues_identically() -> None:
     r = random.Random(11)
     for i in range(40):

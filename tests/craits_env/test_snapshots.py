@@ -64,6 +64,7 @@ def check_round_trip(g: Game) -> None:
         assert rebuilt.legal_actions() == g.legal_actions()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_every_snapshot_key_round_trips_over_random_positions(chunk: int) -> None:
     """Over 1,000 positions in all (up to 8 per game on the way, then the end of the game)."""
@@ -90,6 +91,7 @@ def test_every_snapshot_key_round_trips_over_random_positions(chunk: int) -> Non
     assert decks == {1, 2} and len(players) >= 7
 
 
+@pytest.mark.slow
 def test_round_trip_and_continuation_during_the_declarations_after_a_one_card_deal() -> None:
     """R7.3: each seat declares right after the deal; the seats still to declare round-trip."""
     r = random.Random(6)
@@ -105,6 +107,7 @@ def test_round_trip_and_continuation_during_the_declarations_after_a_one_card_de
         check_round_trip(g)
 
 
+@pytest.mark.slow
 def test_round_trip_of_scripted_stacked_recorded_and_determinized_games() -> None:
     r = random.Random(3)
     for i in range(40):
@@ -163,6 +166,7 @@ def continue_both(a: Game, b: Game, r: random.Random) -> tuple[int, int]:
     return sum(a.shuffle_pressures) - pressures, a.hand_index - start  # a pressure per reshuffle
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_rebuilt_game_continues_identically_through_reshuffles_and_later_deals(chunk: int) -> None:
     """From ``snapshot(resume=True)`` with no seed: the generator's state continues bit for bit.
@@ -400,6 +404,7 @@ def copies(env: craits_v0.raw_env, args: dict[str, Any]) -> list[craits_v0.raw_e
     return [env.clone(), copy.deepcopy(env), restored]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_cloned_deepcopied_and_restored_envs_continue_identically(chunk: int) -> None:
     """Same actions (sampled from the action spaces half the time): same observations,

@@ -83,6 +83,7 @@ def test_each_row_is_the_python_game_of_its_derived_generator() -> None:
             assert vg.generator_state(b) == rng.bit_generator.state
 
 
+@pytest.mark.slow
 def test_same_seed_same_games_other_seed_other_deals() -> None:
     a, b, c = (VectorGame(6, 4, seed=s) for s in (3, 3, 4))
     play(a, 300, seed=1)
@@ -243,6 +244,7 @@ def test_random_policy_takes_only_legal_actions_and_each_of_them() -> None:
 # ---------------------------------------------------------------------- loading games
 
 
+@pytest.mark.slow
 def test_loaded_python_games_continue_identically() -> None:
     """A Python game at any point, loaded into a row with its generator, goes on exactly as
     the Python engine does (through reshuffles and later deals)."""
@@ -405,6 +407,7 @@ def test_vector_env_clones_and_restores_continue_identically(env_backend: str) -
         assert copy.deepcopy(env).state() == env.state()
 
 
+@pytest.mark.slow
 def test_vector_env_with_public_tracking_matches_python() -> None:
     """track_public=True: the seat views bots read are the same on both backends."""
     envs = [make_env({"num_players": 5, "track_public": True, "backend": b}, seed=4)

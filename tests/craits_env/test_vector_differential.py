@@ -21,6 +21,7 @@ CHUNKS = 8
 CONFIGS_PER_CHUNK = 32  # x 8 games each: 256 games a chunk, 2,048 in all
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_random_games_match_the_python_engine(chunk: int) -> None:
     """~256 games a chunk (mostly one or two short hands), every check at every decision."""
@@ -32,6 +33,7 @@ def test_random_games_match_the_python_engine(chunk: int) -> None:
     assert set(tally.decks) == {1, 2}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 4, 7, 10])
 def test_full_standard_games_match_the_python_engine(num_players: int) -> None:
     """Whole 15-hand games of the standard rules and uniformly random players."""
@@ -39,6 +41,7 @@ def test_full_standard_games_match_the_python_engine(num_players: int) -> None:
     assert tally.games >= 2 and tally.decisions > 500
 
 
+@pytest.mark.slow
 def test_long_voluntary_draw_games_match_the_python_engine() -> None:
     """Uniformly random players who may always draw: long hands, many reshuffles, shuffle
     pressures past 2**63 — where the exact score representation matters."""

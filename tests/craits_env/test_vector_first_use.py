@@ -7,7 +7,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from craits_env.vector.jit import FIRST_USE_MESSAGE
+
+pytestmark = pytest.mark.slow  # numba's cold compile in a subprocess
 
 
 def test_the_first_use_says_so_once_and_prints_nothing_on_stdout() -> None:

@@ -45,6 +45,7 @@ def worlds(view: SeatView, sampler: OracleSampler, n: int, seed: int) -> list[li
     return sampler.sample(view, n, np.random.default_rng(seed)).rows.tolist()
 
 
+@pytest.mark.slow
 def test_shown_worlds_hold_the_true_hands_and_a_shuffled_stock() -> None:
     for game, view in endgame_positions(4):
         sampler = OracleSampler(TrueDeal(game), "shown")

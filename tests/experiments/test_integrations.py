@@ -8,6 +8,10 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # RL libraries training in subprocesses
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

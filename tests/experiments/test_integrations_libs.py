@@ -10,8 +10,11 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.experiments.test_integrations import load_example
+
+pytestmark = pytest.mark.slow  # RL libraries training
 
 SHORT = ["--hand-sizes", "3", "2", "1", "--players", "2"]
 

@@ -17,7 +17,6 @@ from craits_env.actions import PHASE_DECLARE
 from craits_env.public import PublicGame
 from craits_env.seeding import derive_rng
 from craits_env.testing.scenario import stacked_game
-from experiments.export_champion import CHECKPOINT
 from experiments.one_step_improvement import (
     Collect,
     QAgent,
@@ -30,6 +29,10 @@ from experiments.one_step_improvement import (
     policy_report,
     stock_spread,
 )
+
+from ..champion_checkpoint import champion_checkpoint
+
+CHECKPOINT = champion_checkpoint()  # the shipped policy as a checkpoint
 
 CONFIG = Collect(str(CHECKPOINT), games=3, seed=5)
 
@@ -76,6 +79,7 @@ def _reference(public: PublicGame, agents: list, seed: int) -> dict[int, float]:
     return out
 
 
+@pytest.mark.slow
 def test_values_equal_a_deep_copys_play_out_over_random_positions() -> None:
     checked = 0
     for g in range(3):
@@ -111,6 +115,7 @@ def test_a_copy_keeps_the_trackers_inferences() -> None:
     assert dup.game is not game
 
 
+@pytest.mark.slow
 def test_labels_are_the_policys_decisions_with_a_choice(data: dict[str, np.ndarray]) -> None:
     mask, q = data["mask"], data["q"]
     assert len(mask) > 100 and data["features"].shape == (len(mask), 245)
@@ -123,6 +128,7 @@ def test_labels_are_the_policys_decisions_with_a_choice(data: dict[str, np.ndarr
     assert np.array_equal(data["game"], np.sort(data["game"]))
 
 
+@pytest.mark.slow
 def test_the_labels_are_the_same_for_any_number_of_workers(data: dict[str, np.ndarray]) -> None:
     again = collect(CONFIG, workers=2)
     for key in data:
@@ -164,11 +170,14 @@ def test_fit_writes_a_head_the_agent_plays(
 ) -> None:
     files = tmp_path / "d.npz"
     np.savez(files, **data)
-    assert main(["fit", str(files), "--epochs", "1", "--out", str(tmp_path / "head")]) == 0
+    champion = ["--checkpoint", str(CHECKPOINT)]
+    out = ["--out", str(tmp_path / "head")]
+    assert main(["fit", str(files), "--epochs", "1", *champion, *out]) == 0
     report = json.loads((tmp_path / "head.json").read_text())
     assert report["policy"]["decisions"] == len(data["mask"])
     assert len(report["head"]["epochs"]) == 1
-    assert main(["fit", str(files), "--epochs", "1", "--hands", "--out", str(tmp_path / "hh")]) == 0
+    assert main(["fit", str(files), "--epochs", "1", "--hands", *champion,
+                 "--out", str(tmp_path / "hh")]) == 0  # fmt: skip
     assert json.loads((tmp_path / "hh.json").read_text())["head"]["epochs"]
     monkeypatch.setenv("CRAITS_Q", str(tmp_path / "hh.pt"))
     with pytest.raises(ValueError, match="hands"):

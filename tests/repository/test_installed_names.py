@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a wheel built and unpacked
+
 ROOT = Path(__file__).resolve().parents[2]
 
 USER_SCRIPT = """

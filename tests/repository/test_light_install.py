@@ -8,6 +8,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses with every optional module blocked
+
 OPTIONAL = ("torch", "tensorboard", "openskill", "tqdm", "matplotlib", "rich", "ray")
 
 BLOCKER = f"""

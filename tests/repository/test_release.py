@@ -52,6 +52,7 @@ def play_hash(backend: str) -> str:
     return digest.hexdigest()[:16]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["python", "vector"])
 def test_the_environment_is_the_pinned_version(backend: str) -> None:
     got = (craits_v0.raw_env.metadata["name"], RULES_REVISION, play_hash(backend))

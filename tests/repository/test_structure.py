@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import package_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,6 +231,7 @@ def test_no_import_cycle_inside_a_package() -> None:
     assert not cycles, "\n".join(cycles)
 
 
+@pytest.mark.slow
 def test_no_private_name_is_used_outside_its_module() -> None:
     uses = [use for path in source_files(SOURCES) for use in private_uses(path)]
     assert not uses, "\n".join(uses)

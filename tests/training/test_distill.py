@@ -33,7 +33,10 @@ from craits.training.ppo import masked_logits
 from craits_env import DECLARE, Game
 from craits_env.actions import forced_action
 from craits_env.seeding import derive_rng, derive_seed
-from experiments.export_champion import CHECKPOINT
+
+from ..champion_checkpoint import champion_checkpoint
+
+CHECKPOINT = champion_checkpoint()  # the shipped policy as a checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = (7, 6, 5)
@@ -121,6 +124,7 @@ def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None
         CollectConfig(str(CHECKPOINT), games=1, seed=1, sampler="oracle")
 
 
+@pytest.mark.slow
 def test_collect_is_the_same_for_any_number_of_workers_and_in_parts(samples: Samples) -> None:
     parallel = collect(CONFIG, workers=2)
     first = collect(CollectConfig(**{**CONFIG.__dict__, "games": 2}))
@@ -212,6 +216,7 @@ def test_bad_configurations(samples: Samples) -> None:
         distill(str(CHECKPOINT), cut, DistillConfig(epochs=1))
 
 
+@pytest.mark.slow
 def test_the_script_refuses_nothing_to_train_on_and_bad_arguments(tmp_path: Path) -> None:
     def script(games: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -48,6 +48,8 @@ from craits.training.train import find_checkpoint, train
 
 from .test_training import tiny
 
+pytestmark = pytest.mark.slow  # Ray
+
 torch.set_num_threads(1)
 
 

@@ -126,6 +126,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_a_hands_run_starts_from_a_plain_policy_and_is_reproducible(runs: Path) -> None:
     config = tiny(hands_coef=1.0, init_policy=str(runs / "base"), learning_rate=0.005)
     state = TrainingState(config, torch.device("cpu"), "start")

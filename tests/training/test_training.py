@@ -416,6 +416,7 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

@@ -466,6 +466,7 @@ async def _play_http(http: httpx.AsyncClient, seed: int) -> dict[str, Any]:
     return v
 
 
+@pytest.mark.slow
 def test_many_simultaneous_games_on_a_real_server(tmp_path: Path) -> None:
     """The small version of experiments/bench_web.py: correctness only, no timing."""
     games = 24
@@ -503,6 +504,7 @@ def craits(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
         (["--max-games", "0"], "invalid value '0': expected an int >= 1"),
     ],
 )
+@pytest.mark.slow
 def test_bad_serve_arguments_give_one_line_and_status_2(args: list[str], fragment: str) -> None:
     proc = craits("serve", *args)
     assert proc.returncode == 2, proc.stderr
@@ -518,6 +520,7 @@ def test_serve_without_the_web_extra_names_it() -> None:
     assert "pip install 'craits[web]'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_serve_starts_answers_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

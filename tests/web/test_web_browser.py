@@ -28,6 +28,8 @@ from craits.web.server import running
 
 from ..webclient import ROOT, TOURNAMENT
 
+pytestmark = pytest.mark.slow  # a real browser
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",

@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from craits_env.engine import Game
 from craits_env.rules import Rules
 
 from ..webclient import serve_process
 from .test_web_api import GATED_AGENT  # waits for a file before its move
+
+pytestmark = pytest.mark.slow  # real servers killed and restarted
 
 QUICK = {"hand_sizes": [3, 2]}
 POSITION = ("hand", "top", "active_suit", "count", "direction", "phase", "current_player",

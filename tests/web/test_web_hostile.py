@@ -300,6 +300,7 @@ BAD_JSON: list[Any] = ["²", "٣", "\x00", "9" * 50, -1, 10**30, -(10**30), 1.5,
                        {}, RLO + "x", "a" * 3000, [[["x"]]], "pimc:²", "pimc:٣"]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_every_bad_input_to_every_route_is_a_json_4xx(c: Any) -> None:
     """Unicode digits, NUL bytes, odd encodings, huge numbers, wrong types, to every
     parameter of every route: never a 500, always one JSON line."""
@@ -461,6 +462,7 @@ def _read_all(sock: socket.socket, timeout: float) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_connections_beyond_the_cap_per_address_get_503_json_at_once() -> None:
     with guarded(connections_per_client=2) as port:
         held = [socket.create_connection(("127.0.0.1", port), 5) for _ in range(2)]
@@ -482,6 +484,7 @@ def test_connections_beyond_the_cap_per_address_get_503_json_at_once() -> None:
         held[1].close()
 
 
+@pytest.mark.slow
 def test_headers_that_never_end_are_closed_and_oversized_ones_get_400_json() -> None:
     with guarded(header_timeout=0.5) as port:
         with socket.create_connection(("127.0.0.1", port), 5) as slow:
@@ -528,6 +531,7 @@ def test_bidi_controls_are_out_of_names_listed_and_shown(tmp_path: Path) -> None
     assert all(not errors.BIDI_CONTROLS.sub("", ch) for ch in BIDI)  # the server's: the same
 
 
+@pytest.mark.slow
 def test_a_listing_is_paged_newest_first_and_bounded_whatever_a_folder_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -601,6 +605,7 @@ def craits_serve(tmp: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[
         yield served
 
 
+@pytest.mark.slow
 def test_a_real_server_refuses_floods_bodies_and_hosts_in_json(tmp_path: Path) -> None:
     with craits_serve(tmp_path, "--client-rate", "20", "--client-games", "3") as (url, _), \
             httpx.Client(base_url=url, timeout=20) as http:  # fmt: skip
@@ -619,6 +624,7 @@ def test_a_real_server_refuses_floods_bodies_and_hosts_in_json(tmp_path: Path) -
         assert int(r.headers["retry-after"]) >= 1
 
 
+@pytest.mark.slow
 def test_a_real_server_keeps_tokens_out_of_its_log(tmp_path: Path) -> None:
     with craits_serve(tmp_path, "--log") as (url, proc):
         game = httpx.post(f"{url}/api/games", json={"opponents": ["random"], "seed": 1}).json()
@@ -630,6 +636,7 @@ def test_a_real_server_keeps_tokens_out_of_its_log(tmp_path: Path) -> None:
     assert f"/api/games/{game['game_id']}?token=[redacted]" in out + err
 
 
+@pytest.mark.slow
 def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
     """Finding 6 (Linux: 127.0.0.2 is another client's address): the probe of another
     client is answered at once, the uploads' own address
@@ -654,6 +661,7 @@ def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
         (["--client-connections", "1.5"], "invalid value '1.5'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_limits_of_craits_serve_give_one_line_and_status_2(
     args: list[str], fragment: str
 ) -> None:

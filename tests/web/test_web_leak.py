@@ -141,6 +141,7 @@ class LeakCheck:
                 assert not extra, (e, [CARD_STRS[c] for c in extra])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("opponents", "seat", "seed", "rules"), GAMES)
 def test_no_response_shows_another_seats_cards_or_the_stock(
     tmp_path: Path,

@@ -139,6 +139,7 @@ DIGESTS: dict[tuple[str, int | None], str] = {
 """The digest of each game's frames from above (``None``) and from each seat."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_replay_frames_are_byte_for_byte_those_of_the_full_rebuild(name: str) -> None:
     n, rules, seed, stop = GAMES[name]
@@ -171,6 +172,7 @@ def _table(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [None, 0])
 def test_a_400_hand_game_replays_to_one_frame_per_decision(seat: int | None) -> None:
     rules = long_rules()

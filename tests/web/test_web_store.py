@@ -261,6 +261,7 @@ class Slow:
 """
 
 
+@pytest.mark.slow
 def test_a_move_over_the_budget_stops_its_thinker_and_the_next_one_takes_over(
     tmp_path: Path,
 ) -> None:
@@ -282,6 +283,7 @@ def test_a_move_over_the_budget_stops_its_thinker_and_the_next_one_takes_over(
     assert quick.error is None and quick.action is not None  # a new process answered it
 
 
+@pytest.mark.slow
 def test_a_quick_bot_never_waits_behind_a_search(tmp_path: Path) -> None:
     agent = tmp_path / "slow.py"
     agent.write_text(SLOW_AGENT)

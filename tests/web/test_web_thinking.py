@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from ..webclient import serve_process
+
+pytestmark = pytest.mark.slow  # real bot processes thinking
 
 THINKING_GAMES = 48
 """More than the 40 request threads the old server thought in (fewer never queued there)."""
