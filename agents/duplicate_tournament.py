@@ -21,167 +21,43 @@ same under other spec texts (a moved checkpoint) resumes.
 With ``record=True`` every game also yields its game record (:mod:`craits_env.records`),
 appended to ``DIR/records.jsonl`` beside its result; :func:`collect_records` returns them
 in plan order, so a record file is the same whatever the workers or the resumes.
+
+This module plays the games; the configuration and the plan are
+:mod:`craits.agents.tournament_plan`'s, the store :mod:`craits.agents.tournament_store`'s
+(every name of ``__all__`` is importable from here).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
-import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from craits_env import Game, Rules
-from craits_env.deck import deck_cards, draw_first_dealer, shuffled
-from craits_env.fileio import atomic_write_json
-from craits_env.jsonl import JsonlError, append_jsonl, find_jsonl, read_jsonl, write_jsonl
+from craits_env import Game
+from craits_env.jsonl import JsonlError, read_jsonl
 from craits_env.public import PublicGame
-from craits_env.records import GameRecorder, append_records
-from craits_env.rules import RULES_REVISION
-from craits_env.seeding import derive_rng, derive_seed, draw_seed
+from craits_env.records import GameRecorder
+from craits_env.seeding import derive_seed
 
 from .arena import IllegalAction, engine_table
 from .base import Agent
 from .specs import resolve_agent
-
-SCHEDULES = ("all", "cycle")
-ROTATIONS = ("all", "one")
-GAMES_FILE = "games.jsonl"
-RECORDS_FILE = "records.jsonl"
-CONFIG_FILE = "tournament.json"
-
-
-class TournamentError(Exception):
-    """A tournament cannot go on (an illegal action, a corrupt results file …)."""
-
-
-class TournamentRefused(TournamentError):
-    """A tournament cannot start: its results directory holds another tournament's games."""
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    """What defines a tournament: the same config gives the same table."""
-
-    specs: tuple[str, ...]
-    players: int
-    deals: int
-    seed: int
-    rules: Rules = field(default_factory=Rules)
-    schedule: str = "all"
-    """With more specs than players: "all" plays every line-up on every deal; "cycle" plays
-    line-up ``deal % L`` on deal ``deal`` (each deal still under every rotation), so every
-    line-up gets an equal share of the deals for 1/L of the games."""
-    agents: tuple[str, ...] = ()
-    """the identity of each spec's agent (:func:`identify`); empty: not resolved yet"""
-    rotations: str = "all"
-    """"all" plays each line-up of a deal under every seat rotation; "one" under rotation
-    ``deal % players`` only (a line-up's first spec in seat ``-deal % players``): one game per
-    deal and line-up, for many deals at a quarter of the cost (no duplicate cancelling
-    within a deal; two tournaments of the same seed still pair deal by deal)."""
-
-    def __post_init__(self) -> None:
-        if self.schedule not in SCHEDULES:
-            raise ValueError(f"schedule: got {self.schedule!r}, allowed 'all', 'cycle'")
-        if self.rotations not in ROTATIONS:
-            raise ValueError(f"rotations: got {self.rotations!r}, allowed 'all', 'one'")
-        if len(self.specs) < self.players:
-            raise ValueError(
-                f"{len(self.specs)} agent spec(s) for {self.players} players: give at least "
-                f"{self.players} (repeat a spec to seat it more than once)"
-            )
-        if self.deals < 1:
-            raise ValueError(f"deals: got {self.deals}, allowed an int >= 1")
-        if self.agents and len(self.agents) != len(self.specs):
-            raise ValueError(f"agents: got {len(self.agents)}, need one per spec")
-
-    def lineups(self) -> list[tuple[str, ...]]:
-        """The line-ups: the specs themselves, or every combination of ``players`` of them."""
-        if len(self.specs) == self.players:
-            return [self.specs]
-        return [tuple(c) for c in itertools.combinations(self.specs, self.players)]
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {
-            "specs": list(self.specs),
-            "players": self.players,
-            "deals": self.deals,
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "rules_revision": RULES_REVISION,
-        }
-        if self.schedule != "all":
-            d["schedule"] = self.schedule
-        if self.rotations != "all":
-            d["rotations"] = self.rotations
-        if self.agents:
-            d["agents"] = list(self.agents)
-        return d
-
-
-def identify(config: TournamentConfig) -> TournamentConfig:
-    """``config`` with the identity of every spec's agent, each checked for the table.
-
-    An unknown spec, a missing checkpoint or one trained for another table raises
-    ``ValueError`` (one line) — before any game.
-    """
-    ids = tuple(
-        resolve_agent(spec, num_players=config.players, rules=config.rules)[1]
-        for spec in config.specs
-    )
-    return dataclasses.replace(config, agents=ids)
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game: deal ``deal``, line-up ``lineup``, seat rotation ``rotation``."""
-
-    deal: int
-    lineup: int
-    rotation: int
-
-    @property
-    def key(self) -> str:
-        return f"{self.deal}-{self.lineup}-{self.rotation}"
-
-
-def plan(config: TournamentConfig) -> list[GameTask]:
-    """Every game of the tournament, deal by deal (so partial results cover whole deals)."""
-    n_lineups = len(config.lineups())
-
-    def rotations(deal: int) -> range:
-        if config.rotations == "one":
-            return range(deal % config.players, deal % config.players + 1)
-        return range(config.players)
-
-    if config.schedule == "cycle":
-        return [GameTask(d, d % n_lineups, r) for d in range(config.deals) for r in rotations(d)]
-    return [
-        GameTask(d, lineup, r)
-        for d in range(config.deals)
-        for lineup in range(n_lineups)
-        for r in rotations(d)
-    ]
-
-
-def seats_of(lineup: Sequence[str], rotation: int) -> list[str]:
-    """The spec at each seat: seat ``s`` gets ``lineup[(s + rotation) % n]``."""
-    n = len(lineup)
-    return [lineup[(s + rotation) % n] for s in range(n)]
-
-
-def deal_cards(config: TournamentConfig, deal: int) -> tuple[int, list[bytes], int]:
-    """The first dealer, every hand's deck order and the reshuffle seed of a deal."""
-    rng = derive_rng(config.seed, deal, 0xDEA1)
-    rules = config.rules
-    deck = deck_cards(rules.decks_for(config.players), rules.remove_kings_queens)
-    dealer = draw_first_dealer(rng, config.players, deck)
-    orders = [shuffled(deck, rng) for _ in rules.hand_sizes]
-    return dealer, orders, draw_seed(rng)
+from .tournament_plan import (
+    ROTATIONS,
+    SCHEDULES,
+    GameTask,
+    TournamentConfig,
+    TournamentError,
+    TournamentRefused,
+    config_from_dict,
+    deal_cards,
+    identify,
+    plan,
+    seats_of,
+)
+from .tournament_store import CONFIG_FILE, GAMES_FILE, RECORDS_FILE, ResultStore
 
 
 class GamePlayer:
@@ -255,128 +131,6 @@ class GamePlayer:
         return result
 
 
-# ----------------------------------------------------------------------------- storage
-
-
-_NAMES = ("specs", "deals")  # what may differ between a store and the same tournament
-
-
-def _same_games(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
-    """Whether ``stored`` is the tournament ``wanted`` (same agents), maybe with fewer deals
-    and other spec texts for the same agents."""
-    return (
-        {k: v for k, v in stored.items() if k not in _NAMES}
-        == {k: v for k, v in wanted.items() if k not in _NAMES}
-        and isinstance(stored.get("deals"), int)
-        and stored["deals"] <= wanted["deals"]
-        and isinstance(stored.get("specs"), list)
-        and len(stored["specs"]) == len(wanted["specs"])
-    )
-
-
-def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
-    """Why ``out``'s games are not those of ``wanted`` (one line)."""
-    head = f"{out} holds results of a different tournament"
-    tail = "use another results directory or delete it"
-    if "agents" not in stored or "rules_revision" not in stored:
-        return f"{head} (stored without agent identities by an older craits); {tail}"
-    if stored["rules_revision"] != wanted["rules_revision"]:
-        return (
-            f"{head}: its games were played under rules revision "
-            f"{stored['rules_revision']}, this engine is revision {RULES_REVISION}; {tail}"
-        )
-    old, new = stored.get("agents", []), wanted["agents"]
-    if old != new:
-        return (f"{head}: its agents are {', '.join(map(str, old))}; this tournament's are "
-                f"{', '.join(new)} (an overwritten checkpoint or a new bot version is another "
-                f"agent); {tail}")  # fmt: skip
-    keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
-    if keys:
-        return f"{head} (other {', '.join(keys)}); {tail}"
-    return f"{head} (more deals than asked: only the number of deals may grow); {tail}"
-
-
-def _read_games(path: Path, rename: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """The games of a ``games.jsonl`` by key (a torn last line dropped: it is played again)."""
-    games: dict[str, dict[str, Any]] = {}
-    try:
-        for number, game in read_jsonl(path):
-            if not isinstance(game, dict) or not isinstance(game.get("key"), str):
-                raise TournamentRefused(f"{path} line {number}: not a game of a tournament")
-            if rename:
-                game["specs"] = [rename.get(s, s) for s in game["specs"]]
-            games[game["key"]] = game
-    except JsonlError as e:
-        raise TournamentRefused(str(e)) from None
-    except OSError as e:
-        raise TournamentRefused(f"{path}: unreadable ({e.strerror or e})") from None
-    return games
-
-
-class ResultStore:
-    """``DIR/games.jsonl``: one finished game per line, appended and flushed as games end.
-
-    A game's ``"record"``, if any, goes to ``DIR/records.jsonl`` instead, written first.
-    """
-
-    def __init__(self, out: Path, config: TournamentConfig) -> None:
-        self.out = out
-        self.path = out / GAMES_FILE
-        wanted = config.to_dict()
-        stored, rename = self.check(out, config)
-        out.mkdir(parents=True, exist_ok=True)
-        self.games: dict[str, dict[str, Any]] = {}
-        packed = find_jsonl(self.path)
-        if packed != self.path:  # a committed tournament keeps its games compressed
-            write_jsonl(self.path, (game for _, game in read_jsonl(packed)))
-        if self.path.exists():
-            self.games = _read_games(self.path, rename)
-            if rename:  # the renamed seats are written back before the new description
-                write_jsonl(self.path, self.games.values())
-        if stored != wanted:
-            atomic_write_json(out / CONFIG_FILE, wanted)
-
-    @staticmethod
-    def check(out: Path, config: TournamentConfig) -> tuple[dict[str, Any] | None, dict[str, str]]:
-        """Whether ``out`` can hold ``config``'s games, writing nothing.
-
-        Returns the stored description (or ``None``) and the renaming of stored spec texts
-        to ``config``'s; raises :class:`TournamentRefused` with the reason otherwise.
-        """
-        if not config.agents:
-            raise ValueError("ResultStore: the config's agents are not identified (identify())")
-        config_path = out / CONFIG_FILE
-        if not config_path.exists():
-            return None, {}
-        try:
-            stored = json.loads(config_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise TournamentRefused(f"{config_path}: unreadable ({e})") from None
-        wanted = config.to_dict()
-        if not isinstance(stored, dict):
-            raise TournamentRefused(f"{config_path}: not a tournament description")
-        rename: dict[str, str] = {}
-        if stored != wanted:
-            if not _same_games(stored, wanted):
-                raise TournamentRefused(_refusal(out, stored, wanted))
-            # More deals of the same tournament, or its agents named by other texts (a moved
-            # checkpoint): a game depends only on the seed, its deal, line-up and rotation
-            # and the agents, so the games played stay valid; their seats are renamed.
-            rename = dict(zip(stored["specs"], wanted["specs"], strict=True))
-        if (out / GAMES_FILE).exists():
-            _read_games(out / GAMES_FILE, rename)  # a corrupt line refuses here
-        return stored, rename
-
-    def append(self, games: Iterable[dict[str, Any]]) -> None:
-        games = list(games)
-        records = [g.pop("record") for g in games if "record" in g]
-        if records:  # before the results: a result never lacks its record after a crash
-            append_records(self.out / RECORDS_FILE, records)
-        append_jsonl(self.path, games)  # a torn last line of a crash is dropped first
-        for game in games:
-            self.games[game["key"]] = game
-
-
 # ----------------------------------------------------------------------------- running
 
 Chunk = list[tuple[int, int, int]]  # (deal, line-up, rotation) of each game
@@ -394,18 +148,6 @@ def play_here(
     for c in chunks:
         yield [player.play(GameTask(*t)) for t in c]
 
-
-def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
-    return TournamentConfig(
-        specs=tuple(d["specs"]),
-        players=d["players"],
-        deals=d["deals"],
-        seed=d["seed"],
-        rules=Rules.from_dict(d["rules"]),
-        schedule=d.get("schedule", "all"),
-        agents=tuple(d.get("agents", ())),
-        rotations=d.get("rotations", "all"),
-    )
 
 
 def _chunks(tasks: list[GameTask], size: int) -> Iterator[Chunk]:
@@ -487,6 +229,11 @@ def collect_records(
 
 
 __all__ = [
+    "CONFIG_FILE",
+    "GAMES_FILE",
+    "RECORDS_FILE",
+    "ROTATIONS",
+    "SCHEDULES",
     "GamePlayer",
     "GameTask",
     "ResultStore",
