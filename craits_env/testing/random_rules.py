@@ -10,28 +10,38 @@ True
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
+from ..options import field_types
 from ..rules import Rules
 
-# Every option of Rules but the schedule ones (num_decks, hand_sizes, hand_decision_limit),
-# each with every value it may take (three_points: the default, zero and a negative one).
-OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
-    "dealer_follows_direction": (False, True),
-    "remove_kings_queens": (False, True),
-    "voluntary_draw": (False, True),
-    "seven_hits": ("next", "next_but_one"),
-    "count_out_can_return": (False, True),
-    "one_card": ("declare", "auto", "off"),
-    "idiot_penalty": ("forfeit", "draw_one"),
-    "one_card_on_deal": (False, True),
-    "going_out_bonus": (False, True),
-    "threes_cancel_eights": (False, True),
-    "three_points": (3, 0, -1),
-    "punitive_threes": (False, True),
-    "face_cards": (False, True),
-}
 SCHEDULE_OPTIONS = ("num_decks", "hand_sizes", "hand_decision_limit")
+"""The options random_config draws itself: the deck and the schedule must stay dealable."""
+INT_CHOICES: dict[str, tuple[int, ...]] = {"three_points": (3, 0, -1)}
+"""The values of an int option in random games: the default, zero and a negative one."""
+
+
+def _choices(name: str, kind: Any) -> tuple[Any, ...]:
+    if kind is bool:
+        return (False, True)
+    if get_origin(kind) is Literal:
+        return get_args(kind)
+    if name in INT_CHOICES:
+        return INT_CHOICES[name]
+    raise TypeError(
+        f"random_rules: Rules.{name} ({kind}) has no random values; allowed: a bool or Literal "
+        "option, or its values in INT_CHOICES, or its name in SCHEDULE_OPTIONS"
+    )
+
+
+OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
+    name: _choices(name, kind)
+    for name, kind in field_types(Rules).items()
+    if name not in SCHEDULE_OPTIONS
+}
+"""Every option of Rules but the schedule ones, each with every value it may take, in the
+order of Rules' fields: derived from the annotations, so a new bool or Literal option is
+played by every random test at once."""
 
 
 def random_config(r: random.Random) -> tuple[int, Rules]:

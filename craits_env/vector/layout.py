@@ -114,7 +114,10 @@ DISCARD = MAX_DECK  # the discard pile, bottom first
 DEAL = 2 * MAX_DECK  # this hand's deck order (snapshot "deal")
 RLOG = 3 * MAX_DECK  # this hand's reshuffles, each [length, cards...]
 
-# The rule parameters: p[P_*] (int64).
+# The rule parameters: p[P_*] (int64), each set by rule_params. A new one goes at the end, with
+# NUM_PARAMS one more (Python refuses the unpacking otherwise; tests/repository/
+# test_extension_points.py checks that each is set and that every Rules option reaches one).
+NUM_PARAMS = 19
 (
     P_PLAYERS,
     P_DECK_SIZE,
@@ -135,8 +138,7 @@ RLOG = 3 * MAX_DECK  # this hand's reshuffles, each [length, cards...]
     P_REWARD_MODE,  # index in rewards.REWARD_MODES
     P_AUTO_RESET,
     P_RLOG_CAPACITY,
-) = range(19)
-NUM_PARAMS = 19
+) = range(NUM_PARAMS)
 ONE_CARD_DECLARE = ONE_CARD.index("declare")
 REWARD_RELATIVE, REWARD_BOUNDED, REWARD_SCORE, REWARD_WIN = (
     REWARD_MODES.index(m) for m in ("relative", "bounded", "score", "win")

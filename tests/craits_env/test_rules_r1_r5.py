@@ -27,6 +27,7 @@ from craits_env import (
     Rules,
     Suit,
     card_str,
+    options,
     parse_card,
     parse_cards,
 )
@@ -1324,17 +1325,8 @@ def test_r_options_invalid_value_names_the_field_and_allowed_values(field, value
         assert a in message
 
 
-BOOL_FIELDS = [
-    "dealer_follows_direction",
-    "remove_kings_queens",
-    "voluntary_draw",
-    "count_out_can_return",
-    "one_card_on_deal",
-    "going_out_bonus",
-    "threes_cancel_eights",
-    "punitive_threes",
-    "face_cards",
-]
+# The on/off options, from Rules' annotations (a new one is tested at once).
+BOOL_FIELDS = [name for name, kind in options.field_types(Rules).items() if kind is bool]
 
 
 @pytest.mark.parametrize("field", BOOL_FIELDS)
