@@ -57,12 +57,28 @@ Factory = Callable[[str, "int | None"], Agent]
 
 @dataclass(frozen=True)
 class SpecEntry:
-    """One row of the table: ``name`` or ``name:ARG``."""
+    """One row of the table: ``name`` or ``name:ARG``. Every list of specs elsewhere is read
+    from these rows (``--help``, the web's quick bots and numbered specs, the benchmark's
+    searching opponents) or checked against them (``tests/repository/test_extension_points.py``).
+    """
 
     name: str
     make: Factory
     argument: str  # "" (none), "[:N]" (optional), ":PATH" (required): for listings
     summary: str
+    quick: bool = False
+    """a move in about a millisecond (no search, no torch): ``craits serve`` thinks of it in its
+    own process (``craits.web.bots.QUICK_SPECS``)"""
+    searches: bool = False
+    """searches at its decisions: the benchmark meets it on the small deal sets
+    (``craits.benchmark.suite.SEARCHING``)"""
+    extra: str = ""
+    """the install extra it needs (``pip install 'craits[EXTRA]'``), if any"""
+
+    @property
+    def form(self) -> str:
+        """How the spec is written, for listings: ``pimc[:N]``, ``ppo:PATH (extra train)``."""
+        return self.name + self.argument + (f" (extra {self.extra})" if self.extra else "")
 
 
 def _no_argument(cls: Callable[..., Agent], name: str) -> Factory:
@@ -121,21 +137,27 @@ def _ppo(arg: str, seed: int | None) -> Agent:
     return make_ppo(arg, seed)
 
 
-_TABLE: dict[str, SpecEntry] = {
-    e.name: e
-    for e in (
-        SpecEntry("random", _no_argument(RandomAgent, "random"), "", "uniformly random legal move"),
-        SpecEntry("greedy", _heuristic("greedy"), "", "sheds its costliest card"),
-        SpecEntry("tactician", _heuristic("tactician"), "", "aimed punishers, escapes, threes"),
-        SpecEntry("expert", _heuristic("expert"), "", "card counting and hand planning"),
-        SpecEntry("pimc", _pimc, "[:N]", "expert + determinized search at the end of hands"),
-        SpecEntry("ppo", _ppo, ":PATH", "a craits train checkpoint or run directory"),
-        SpecEntry("champion", _champion, "", "the strongest learned policy (committed), no search"),
-        SpecEntry("champion-search", _champion_search, "[:N]", "the champion guiding PIMC"),
-        SpecEntry("belief-search", _belief_search, "[:N]", "champion-search on weighted worlds"),
-        SpecEntry("openspiel-ismcts", _openspiel_ismcts, "[:N]", "OpenSpiel's IS-MCTS (extra)"),
-    )
-}
+BUILTIN_TABLE: tuple[SpecEntry, ...] = (
+    SpecEntry("random", _no_argument(RandomAgent, "random"), "", "uniformly random legal move",
+              quick=True),
+    SpecEntry("greedy", _heuristic("greedy"), "", "sheds its costliest card", quick=True),
+    SpecEntry("tactician", _heuristic("tactician"), "", "aimed punishers, escapes, threes",
+              quick=True),
+    SpecEntry("expert", _heuristic("expert"), "", "card counting and hand planning", quick=True),
+    SpecEntry("pimc", _pimc, "[:N]", "expert + determinized search at the end of hands",
+              searches=True),
+    SpecEntry("ppo", _ppo, ":PATH", "a craits train checkpoint or run directory", extra="train"),
+    SpecEntry("champion", _champion, "", "the strongest learned policy (committed), no search",
+              quick=True),
+    SpecEntry("champion-search", _champion_search, "[:N]", "the champion guiding PIMC",
+              searches=True),
+    SpecEntry("belief-search", _belief_search, "[:N]", "champion-search on weighted worlds",
+              searches=True),
+    SpecEntry("openspiel-ismcts", _openspiel_ismcts, "[:N]", "OpenSpiel's IS-MCTS",
+              searches=True, extra="openspiel"),
+)  # fmt: skip
+"""The built-in specs: the one table (:func:`register` adds rows of your own beside it)."""
+_TABLE: dict[str, SpecEntry] = {e.name: e for e in BUILTIN_TABLE}
 BUILTIN = tuple(_TABLE)
 
 
@@ -155,9 +177,10 @@ def known_specs() -> list[str]:
     return sorted(_TABLE)
 
 
-def spec_help() -> str:
-    """One line listing every spec form (for ``--help`` and error messages)."""
-    forms = [e.name + e.argument for e in _TABLE.values()]
+def spec_help(*, builtin: bool = False) -> str:
+    """One line listing every spec form (for ``--help`` and error messages); with
+    ``builtin=True`` the built-in table's only, not the registered ones."""
+    forms = [e.form for e in (BUILTIN_TABLE if builtin else _TABLE.values())]
     return ", ".join(forms) + ", MODULE:ATTR or path/to/file.py:ATTR (your own agent)"
 
 

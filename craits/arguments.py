@@ -7,14 +7,12 @@ import dataclasses
 import sys
 from typing import Any, NoReturn
 
+from craits.agents.specs import spec_help
 from craits_env import options
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
-SPECS_HELP = (
-    "agent specs: random, greedy, tactician, expert, pimc[:N], ppo:PATH (a checkpoint or a run "
-    "directory), openspiel-ismcts[:N] (extra openspiel), MODULE:ATTR or path/to/file.py:ATTR "
-    "(your own agent; see the README)"
-)
+SPECS_HELP = f"agent specs: {spec_help(builtin=True)}; see docs/agents.md"
+"""Every spec of the table (craits.agents.specs): the --help of the commands that seat agents."""
 
 
 class Parser(argparse.ArgumentParser):

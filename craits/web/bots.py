@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from craits.agents.specs import BUILTIN_TABLE
 from craits_env.rules import Rules
 
 MOVE_SECONDS = 120.0
@@ -77,8 +78,9 @@ class Move:
     seconds: float
 
 
-QUICK_SPECS = frozenset({"random", "greedy", "tactician", "expert", "champion"})
-"""Specs whose moves take about a millisecond (no search, no torch): thought of in process."""
+QUICK_SPECS = frozenset(e.name for e in BUILTIN_TABLE if e.quick)
+"""Specs whose moves take about a millisecond (no search, no torch): thought of in process
+(the rows of the spec table marked ``quick``)."""
 
 
 def is_quick(spec: str) -> bool:
