@@ -6,6 +6,8 @@ A page asks for a generated block with an HTML comment on a line of its own:
   environment's page is its module docstring, as PettingZoo's pages are);
 - ``<!-- generated: train-config -->`` — the reference of every ``TrainConfig`` field (type,
   default, its one-line docstring), read from the dataclass's source;
+- ``<!-- generated: observation-slices -->`` — the observation's slice table, from
+  ``craits_env.observation.FIELDS`` (the layout's one declaration);
 - ``<!-- generated: cli -->`` — ``craits --help`` and every subcommand's ``--help``, from the
   argparse parsers themselves;
 - ``<!-- generated: leaderboard SUITE -->`` — the committed report cards of a benchmark suite
@@ -144,6 +146,10 @@ def generate(kind: str, arg: str | None) -> str:
         return module_docstring(arg)
     if kind == "train-config":
         return train_config_reference()
+    if kind == "observation-slices":
+        from craits_env.observation import slice_table
+
+        return slice_table()
     if kind == "cli":
         return cli_reference()
     if kind == "leaderboard" and arg:
