@@ -34,7 +34,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from craits.commands import serve as serve_command
-from craits.web import app, bots, connections, errors, library, limits, sessions
+from craits.web import (
+    app,
+    bots,
+    connections,
+    errors,
+    folder_scan,
+    library,
+    limits,
+    record_files,
+    sessions,
+)
 from craits.web.connections import QuietRepeats, RedactTokens, redact
 from craits.web.errors import MAX_ERROR_CHARS, one_line
 from craits.web.inputs import MAX_HANDS, MAX_SEED_DIGITS, bearer_token
@@ -543,13 +553,13 @@ def test_a_listing_is_paged_newest_first_and_bounded_whatever_a_folder_holds(
         path.write_text(text if i % 4 == 0 else "{}\n")
         os.utime(path, ns=(10**18 + i * 10**9, 10**18 + i * 10**9))
     reads: list[Path] = []
-    real = library.is_record_file
+    real = record_files.is_record_file
 
     def counted(path: Path) -> bool:
         reads.append(path)
         return real(path)
 
-    monkeypatch.setattr(library, "is_record_file", counted)
+    monkeypatch.setattr(record_files, "is_record_file", counted)
     c = client(tmp_path / "games", record_dirs=[records])
     start = time.monotonic()
     page = c.get("/api/records", params={"limit": 10}).json()
@@ -572,8 +582,8 @@ def test_a_scan_stops_at_its_bound_and_still_lists(
 ) -> None:
     for i in range(50):
         (tmp_path / f"{i}.jsonl").write_text("{}\n")
-    monkeypatch.setattr(library, "MAX_FILES", 20)
-    result = library.scan(tmp_path, lambda name: name.endswith(".jsonl"))
+    monkeypatch.setattr(folder_scan, "MAX_FILES", 20)
+    result = folder_scan.scan(tmp_path, lambda name: name.endswith(".jsonl"))
     assert not result.complete and len(result.found) == 20
 
 
