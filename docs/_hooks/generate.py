@@ -9,7 +9,9 @@ A page asks for a generated block with an HTML comment on a line of its own:
 - ``<!-- generated: observation-slices -->`` — the observation's slice table, from
   ``craits_env.observation.FIELDS`` (the layout's one declaration);
 - ``<!-- generated: cli -->`` — ``craits --help`` and every subcommand's ``--help``, from the
-  argparse parsers themselves;
+  argparse parsers themselves; ``<!-- generated: cli-usage -->`` — every command's usage line,
+  one a line (the page's "at a glance");
+- ``<!-- generated: demo -->`` — what ``craits demo`` prints (seeded: the same on every machine);
 - ``<!-- generated: leaderboard SUITE -->`` — the committed report cards of a benchmark suite
   (``experiments/results/benchmark/SUITE``) as one table (:mod:`craits.benchmark.leaderboard`);
   ``<!-- generated: deal-sets SUITE -->`` — the suite's deal sets, with their seeds and hashes;
@@ -32,6 +34,10 @@ kept for the blocks that need a library of another venv, RLlib's and AgileRL's) 
 plain Python block: the mark is dropped from the fence for the site.
 
 Sphinx-style roles in docstrings (``:class:`~a.b.C```, ``:mod:`x```) become inline code.
+
+Before the plugins are configured, ``on_startup`` builds the package tree as installed under
+``build/docs-tree`` (``tests/package_tree.py``: ``craits.agents`` is the folder ``agents/``),
+where ``mkdocs.yml`` tells mkdocstrings to look.
 """
 
 from __future__ import annotations
@@ -41,10 +47,12 @@ import ast
 import contextlib
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import io
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,6 +113,32 @@ def cli_reference() -> str:
     return "\n".join(parts)
 
 
+def cli_usage() -> str:
+    """Every command's usage line (``[-h]`` left out), one a line, in a text block."""
+    from craits.cli import build_parser
+
+    def usage(parser: Any) -> str:
+        return " ".join(parser.format_usage().split()).removeprefix("usage: ").replace(" [-h]", "")
+
+    lines = ["craits --version"]
+    sub = next(a for a in build_parser()._actions if a.choices and a.dest == "command")
+    for command in sub.choices.values():
+        lines += [usage(p) for p in _subcommands(command).values()] or [usage(command)]
+    return "\n".join(["```text", *lines, "```"])
+
+
+def demo_output() -> str:
+    """What ``craits demo`` prints, in a text block."""
+    from craits.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["demo"])
+    if status != 0:
+        raise ValueError(f"generated: demo: craits demo exited with status {status}")
+    return "\n".join(["```text", out.getvalue().rstrip(), "```"])
+
+
 def _subcommands(parser: Any) -> dict[str, Any]:
     action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
     return dict(action.choices) if action is not None else {}
@@ -152,6 +186,10 @@ def generate(kind: str, arg: str | None) -> str:
         return slice_table()
     if kind == "cli":
         return cli_reference()
+    if kind == "cli-usage":
+        return cli_usage()
+    if kind == "demo":
+        return demo_output()
     if kind == "leaderboard" and arg:
         from craits.benchmark.leaderboard import read_cards, rows, to_markdown
 
@@ -208,6 +246,41 @@ def on_files(files: Any, config: Any, **_: Any) -> Any:
                 if files.get_file_from_path(uri) is None:
                     files.append(File.generated(config, uri, abs_src_path=str(ROOT / path)))
     return files
+
+
+DOCS_TREE = ROOT / "build" / "docs-tree"  # mkdocs.yml: mkdocstrings' paths
+
+
+def on_startup(**_: Any) -> None:
+    """The package tree as installed, for mkdocstrings (griffe reads folders, and the folder
+    ``agents/`` is the package ``craits.agents``); before the plugins' ``on_config``, where
+    mkdocstrings resolves its paths."""
+    script = ROOT / "tests" / "package_tree.py"
+    spec = importlib.util.spec_from_file_location("package_tree", script)
+    assert spec is not None and spec.loader is not None
+    package_tree = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(package_tree)
+    # Built aside and put in place only when it changed, so that builds running side by side
+    # (make docs beside the test that builds the site) do not pull the tree from under another.
+    fresh = package_tree.build(DOCS_TREE.with_name(f"{DOCS_TREE.name}.{os.getpid()}"))
+    if _listing(fresh) == _listing(DOCS_TREE):
+        shutil.rmtree(fresh)
+        return
+    if DOCS_TREE.exists():
+        old = DOCS_TREE.rename(DOCS_TREE.with_name(f"{DOCS_TREE.name}.old.{os.getpid()}"))
+        shutil.rmtree(old)
+    fresh.rename(DOCS_TREE)
+
+
+def _listing(tree: Path) -> list[tuple[str, str]]:
+    """Every entry of a package tree (links not followed) and where it links to."""
+    found = []
+    for folder, dirs, files in os.walk(tree):
+        for name in dirs + files:
+            path = Path(folder) / name
+            target = os.readlink(path) if path.is_symlink() else ""
+            found.append((str(path.relative_to(tree)), target))
+    return sorted(found)
 
 
 NOTEST_FENCE = re.compile(r"^(\s*```+\s*python)\s+notest\s*$", re.M)
