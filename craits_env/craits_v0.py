@@ -22,9 +22,10 @@ for agent in env.agent_iter():
 
 **Observation.** One flat float32 vector from
 :class:`craits_env.observation.ObservationEncoder`; its slice table is in that
-module's docstring and in the README (a test keeps all three equal). It holds
-only what the agent may know (R11). ``action_mask`` is exactly the engine's
-legal set for the agent to act, all zeros for every other agent.
+module's docstring and on the Environments page, docs/environments.md (a test
+keeps both equal to the code). It holds only what the agent may know (R11).
+``action_mask`` is exactly the engine's legal set for the agent to act, all
+zeros for every other agent.
 
 **Rewards** (``reward=``, defined in :mod:`craits_env.rewards`), given when a
 hand ends (or the game, for ``"win"``) and accumulated by PettingZoo's ``last()``
@@ -32,6 +33,8 @@ until the agent acts:
 
 - ``"relative"`` (default): (mean of the opponents' hand points − own hand
   points) / 100 — zero-sum;
+- ``"bounded"``: ``tanh`` of that difference of points / 200 — the same sign and order as
+  ``"relative"``, always in (−1, 1), so one catastrophic hand cannot dominate a batch;
 - ``"score"``: −own hand points / 100;
 - ``"win"``: at the game's end the winners (lowest total, ties share) get
   +1/|winners| each and the others −1/|others| each; zero-sum, all 0 if everyone ties.
