@@ -6,7 +6,8 @@
   — their SQLite store; :mod:`craits.web.bots` — the processes the bots think in;
 - :mod:`craits.web.views` — the seat view, the only thing a player's browser receives;
 - :mod:`craits.web.replays` — a game record as frames to step through;
-- :mod:`craits.web.library` — the record files and tournament results shown;
+- :mod:`craits.web.library` — the record files and tournament results shown (put together from
+  :mod:`craits.web.folder_scan`, :mod:`craits.web.record_files`, :mod:`craits.web.result_sets`);
 - :mod:`craits.web.server` — uvicorn in the foreground or a background thread;
 - :mod:`craits.web.limits` — the request layer: body size and time, rates per client, the
   ``Host`` check; :mod:`craits.web.connections` — connections held, headers that never end,
