@@ -186,3 +186,13 @@ def test_the_site_builds_shows_its_code_and_opens_from_the_disk(tmp_path: Path) 
             assert links.pre[0].startswith("from craits_env import craits_v0\n"), links.pre[0]
     assert not broken, broken[:20]
     assert (site / "search" / "search_index.js").is_file()
+
+
+def test_the_environments_page_lists_every_reward() -> None:
+    """docs/environments.md's reward table has one row per mode of craits_env.rewards, in order."""
+    from craits_env.rewards import REWARD_MODES
+
+    page = (ROOT / "docs" / "environments.md").read_text(encoding="utf-8")
+    table = page.split("**Rewards** (`reward=`)", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r'^\| `"(\w+)"`', table, re.M)
+    assert tuple(rows) == REWARD_MODES, rows
