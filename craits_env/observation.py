@@ -10,7 +10,7 @@ Scores are scaled by ``sign(x) * ln(1 + |x| / 100)`` computed exactly on
 Python integers and clipped to ±``SCORE_CLIP``, so the unbounded shuffle-pressure
 costs (R10.1) can neither overflow float32 nor dominate the vector.
 
-The slice table (a test checks it against the code; the README repeats it):
+The slice table (a test checks it against the code; docs/environments.md repeats it):
 
 | slice | size | content |
 |---|---|---|
