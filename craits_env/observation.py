@@ -119,7 +119,7 @@ FIELDS: tuple[Field, ...] = (
 
 
 def slice_table() -> str:
-    """The Markdown slice table of the module docstring and the README."""
+    """The Markdown slice table of the module docstring and docs/environments.md."""
     rows = ["| slice | size | content |", "|---|---|---|"]
     rows += [f"| `{f.name}` | {f.size_text} | {f.content} |" for f in FIELDS]
     return "\n".join(rows)
