@@ -22,6 +22,7 @@ def random_action(obs: dict[str, np.ndarray], r: random.Random) -> int:
     return int(legal[r.randrange(len(legal))])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 4, 7])
 def test_pettingzoo_api_seed_and_render_tests(num_players: int) -> None:
     with warnings.catch_warnings():
@@ -66,6 +67,7 @@ def test_bad_constructor_arguments(kwargs: dict, field: str) -> None:
         craits_v0.raw_env(**kwargs)
 
 
+@pytest.mark.slow
 def test_mask_equals_engine_legal_set_over_many_steps() -> None:
     r = random.Random(0)
     steps = 0

@@ -32,6 +32,7 @@ def tracked_files() -> list[Path]:
     return [ROOT / n for n in names if n.endswith(TEXT) or n in ("Makefile",)]
 
 
+@pytest.mark.slow
 def test_no_file_cites_a_document_outside_the_repository() -> None:
     offenders = []
     for path in tracked_files():
