@@ -18,8 +18,10 @@ CORE_VENV := .venv-core
 # RLlib and AgileRL each in a venv of their own (see test-rllib below).
 RLLIB_VENV := .venv-rllib
 AGILERL_VENV := .venv-agilerl
-# A CPU wheel of torch, installed before the project so that the project's range
-# (torch>=2.2) is already satisfied and never pulls a multi-GB CUDA build.
+# torch, installed before the project so that the project's range (torch>=2.2) is already
+# satisfied when the project installs. Where pip's index offers a CPU wheel of this version
+# (this workplace's machines) it is that; on Linux PyPI's is the multi-GB CUDA build: there run
+# `PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make ...` (README, "Install").
 TORCH_SPEC ?= torch==2.13.0
 
 .PHONY: run demo test test-fast test-core test-wheel test-rllib test-agilerl test-snippets docs docs-serve lint bench bench-peers install clean serve browser
