@@ -8,7 +8,9 @@ clipfrac,explained_variance}`` (and ``losses/hands`` with ``hands_coef > 0``),
 ``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
 mean_score_ci_lo,mean_score_ci_hi,opponent_mean_score}``, ``pool/{<kind>_share,snapshots}``;
 the hyper-parameters as a text table; rollout workers' own on Ray
-(:mod:`craits.training.distributed`).
+(:mod:`craits.training.distributed`). The progress (:class:`craits.agents.progress.Progress`)
+is a live bar on a terminal and a plain line every 30 s anywhere else: a log file gets no
+carriage returns.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from craits.agents.progress import Progress
 from craits_env.fileio import atomic_write_text
 
 from .buffer import RolloutStats
@@ -93,7 +96,6 @@ class RunLog:
         echo: Callable[[str], None],
     ) -> None:
         from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
 
         self.state, self.out, self.echo = state, out, echo
         config = state.config
@@ -109,9 +111,9 @@ class RunLog:
         self.writer = SummaryWriter(str(out), purge_step=purge)
         if resumed_from is None:
             self.writer.add_text("hyperparameters", hparams_table(config))
-        self.bar = tqdm(total=config.total_steps, unit="step", unit_scale=True,
-                        initial=min(state.global_step, config.total_steps),
-                        dynamic_ncols=True, disable=not progress)  # fmt: skip
+        # a live bar on a terminal, a plain line every 30 s elsewhere (no \r in a log file)
+        self.bar = Progress(config.total_steps, "training", "step",
+                            done=state.global_step) if progress else None  # fmt: skip
         self.start = time.perf_counter()
         self.steps = 0  # environment steps in this session
         self.busy = 0.0  # seconds collecting and learning in this session
@@ -144,18 +146,15 @@ class RunLog:
 
     def update(self, metrics: dict[str, float], stats: RolloutStats) -> None:
         """Log one update: its scalars, the rollouts' lines, the progress bar."""
-        state, total = self.state, self.state.config.total_steps
+        state = self.state
         self.steps += stats.steps
         wall = time.perf_counter() - self.start
         self._scalars(metrics, stats, wall)
         self.lines(stats.messages)  # a rollout worker replaced
-        self.bar.update(min(state.global_step, total) - self.bar.n)
-        win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
-        self.bar.set_postfix_str(
-            f"SPS {self.sps:,.0f} | learner win {win:.2f}"
-            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()),
-            refresh=False,
-        )
+        if self.bar is not None:
+            win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
+            self.bar.update(state.global_step, f"SPS {self.sps:,.0f} | learner win {win:.2f}"
+                            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()))
 
     def _scalars(self, metrics: dict[str, float], stats: RolloutStats, wall: float) -> None:
         state, step, scalar = self.state, self.state.global_step, self.writer.add_scalar
@@ -205,5 +204,6 @@ class RunLog:
             self.echo(line)
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
         self.writer.close()

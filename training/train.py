@@ -290,7 +290,7 @@ def _final_evaluation(
 ) -> dict[str, dict[str, Any]]:
     """The duplicate tournament of ``final`` against each eval opponent, stored in
     ``out/eval/<opponent>`` (resumable; another agent's games there are replaced)."""
-    from tqdm import tqdm
+    from craits.agents.progress import Ticks
 
     evaluations: dict[str, dict[str, Any]] = {}
     if config.final_eval_deals <= 0:
@@ -299,12 +299,7 @@ def _final_evaluation(
          f"against each of {', '.join(config.eval_opponents)}")  # fmt: skip
     for opponent in config.eval_opponents:
         target = out / "eval" / re.sub(r"[^\w.-]+", "_", opponent)
-        with tqdm(desc=f"eval vs {opponent}", unit="game", dynamic_ncols=True,
-                  disable=not progress) as bar:  # fmt: skip
-
-            def tick(done: int, total: int, bar: Any = bar) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
+        with Ticks(f"eval vs {opponent}", enabled=progress) as tick:  # no \r in a pipe
 
             def stale(reason: str, target: Path = target) -> None:
                 echo(f"{target}: held another agent's games ({reason}); playing them again")
