@@ -34,7 +34,7 @@ import torch
 
 from craits_env.fileio import atomic_write_bytes
 
-from .network import PolicyNet
+from .network import PolicyNet, frozen_network
 
 FORMAT = "craits-ppo"
 VERSION = 1
@@ -82,13 +82,10 @@ def policy_from_checkpoint(
 ) -> PolicyNet:
     """The network stored in a loaded checkpoint; ``ValueError`` if it does not fit its spec."""
     try:
-        net = PolicyNet.from_spec(data["network"])
-        net.load_state_dict(data["policy"])
+        return frozen_network(data["network"], data["policy"])
     except (KeyError, TypeError, RuntimeError, ValueError) as e:
         first = str(e).strip().splitlines()[0]
         raise ValueError(f"checkpoint {path}: incompatible network ({first})") from None
-    net.requires_grad_(False).eval()
-    return net
 
 
 def policy_digest(data: dict[str, Any]) -> str:

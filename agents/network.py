@@ -15,7 +15,7 @@ in every checkpoint, so that a checkpoint rebuilds its own network
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -152,3 +152,18 @@ class PolicyNet(nn.Module):
             hands_out=spec.get("hands_out", 0),
             init=init,
         )
+
+
+def frozen_network(
+    spec: dict[str, Any], weights: Mapping[str, torch.Tensor] | None = None
+) -> PolicyNet:
+    """A network of ``spec`` for acting only — on the CPU, no gradients, in eval mode — holding
+    a copy of ``weights`` (a ``state_dict``, on any device; ``None``: loaded later with
+    ``load_state_dict``). Every frozen copy of the network is made here: a checkpoint's policy,
+    the opponent pool's snapshots, the rollouts' actor.
+
+    ``load_state_dict``'s errors (``RuntimeError``, ``KeyError``) when ``weights`` do not fit."""
+    net = PolicyNet.from_spec(spec)
+    if weights is not None:
+        net.load_state_dict(weights)
+    return net.requires_grad_(False).eval()

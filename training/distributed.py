@@ -60,7 +60,7 @@ import torch
 
 from craits import localray
 from craits.agents.checkpoint import bytes_to_tensor, tensor_to_bytes
-from craits.agents.network import PolicyNet
+from craits.agents.network import PolicyNet, frozen_network
 
 from .buffer import RolloutStats, Segment
 from .config import TrainConfig
@@ -122,7 +122,7 @@ class RolloutWorker:
         self.pool.load_state_dict({"snapshots": snapshots})
         rng, self.sample_gen = rollout_generators(self.config.seed, worker, incarnation)
         self.rollout = new_rollout(self.config, self.pool, rng)
-        self.actor = PolicyNet.from_spec(net_spec).requires_grad_(False).eval()
+        self.actor = frozen_network(net_spec)
         self.version = -1  # no weights yet
 
     def where(self) -> tuple[int, str]:
@@ -150,9 +150,7 @@ class RolloutWorker:
         update = int(snapshot["update"])
         if any(s.update == update for s in (*self.pool.snapshots, *self.pool.retired)):
             return
-        net = PolicyNet.from_spec(self.net_spec)
-        net.load_state_dict(snapshot["state_dict"])
-        self.pool.add_snapshot(net, update)
+        self.pool.add_snapshot(frozen_network(self.net_spec, snapshot["state_dict"]), update)
         self.pool.prune(self.rollout.in_use())
 
     def state(self) -> dict[str, Any]:

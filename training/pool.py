@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from craits.agents.network import PolicyNet
+from craits.agents.network import PolicyNet, frozen_network
 
 from .config import POOL_PAST, POOL_SELF
 
@@ -73,10 +73,7 @@ class OpponentPool:
 
     def add_snapshot(self, network: PolicyNet, update: int) -> None:
         """Freeze a copy of ``network`` (CPU) taken after ``update``."""
-        frozen = PolicyNet.from_spec(self.net_spec)
-        frozen.load_state_dict({k: v.detach().cpu() for k, v in network.state_dict().items()})
-        frozen.requires_grad_(False).eval()
-        self.snapshots.append(Snapshot(update, frozen))
+        self.snapshots.append(Snapshot(update, frozen_network(self.net_spec, network.state_dict())))
         if len(self.snapshots) > self.max_size:
             self.retired.append(self.snapshots.pop(0))
 
@@ -114,9 +111,7 @@ class OpponentPool:
         def load(items: list[dict[str, Any]]) -> list[Snapshot]:
             snaps = []
             for item in items:
-                net = PolicyNet.from_spec(self.net_spec)
-                net.load_state_dict(item["state_dict"])
-                net.requires_grad_(False).eval()
+                net = frozen_network(self.net_spec, item["state_dict"])
                 snaps.append(Snapshot(int(item["update"]), net))
             return snaps
 

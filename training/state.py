@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from craits.agents.checkpoint import load_checkpoint, policy_from_checkpoint
-from craits.agents.network import PolicyNet
+from craits.agents.network import PolicyNet, frozen_network
 
 from .config import TrainConfig
 from .pool import OpponentPool
@@ -62,7 +62,7 @@ class TrainingState:
         hands = SelfPlayRollout.hands_targets_size(config)
         self.net = PolicyNet(obs_size, config.hidden_sizes, hands_out=hands).to(device)
         # The rollout acts with a CPU copy when the update runs elsewhere (small batches).
-        self.actor = self.net if device.type == "cpu" else PolicyNet.from_spec(self.net.spec())
+        self.actor = self.net if device.type == "cpu" else frozen_network(self.net.spec())
         self.sync_actor()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.pool = OpponentPool(config.opponents, self.net.spec(), config.pool_size)
@@ -76,8 +76,7 @@ class TrainingState:
     def sync_actor(self) -> None:
         """Copy the network's weights into the rollouts' CPU copy (when it is one)."""
         if self.actor is not self.net:
-            self.actor.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
-            self.actor.requires_grad_(False)
+            self.actor.load_state_dict(self.net.state_dict())  # copied onto the CPU
 
     def init_policy(self, path: str) -> None:
         """Start from the policy (weights only) of the checkpoint at ``path`` (a file or a run
