@@ -1,5 +1,9 @@
 """A tournament's files: ``results.json``, ``.csv``, ``.md`` and ``.png``, written atomically.
 
+The agents are ranked by mean game score, lowest first (the game's own criterion, R8.6;
+:func:`craits.agents.stats.summarize` sorts them), and the table's caption and rank column
+say so: an agent can rank above one with a higher win rate.
+
 The PNG's title is the Markdown title without its backticks, followed by the game
 (:func:`game_label`); its win-rate panel marks chance, 1/players.
 """
@@ -21,10 +25,10 @@ def to_markdown(summary: dict[str, Any], title: str, command: str | None = None)
     lines = [
         f"# {title}",
         "",
-        f"{summary['games']:,} games. Lower score is better; 95% bootstrap intervals over deals; "
-        "ratings are OpenSkill Plackett–Luce (μ ± σ).",
+        f"{summary['games']:,} games, ranked by mean game score (lower is better; R8.6); 95% "
+        "bootstrap intervals over deals; ratings are OpenSkill Plackett–Luce (μ ± σ).",
         "",
-        "| rank | agent | games | win rate [95% CI] | mean game score [95% CI] "
+        "| rank (mean score) | agent | games | win rate [95% CI] | mean game score [95% CI] "
         "| mean hand points [95% CI] | rating μ | σ |",
         "|---:|---|---:|---|---|---|---:|---:|",
     ]

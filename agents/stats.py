@@ -13,6 +13,9 @@ Definitions (per distinct spec, over every seat it held in every game):
   spec seated more than once in a game gets the mean of its seats' updates;
 - head-to-head: over games where A and B both sat, the share in which A's
   score was lower than B's (ties count one half).
+
+The agents are ranked by ``mean_score``, lowest first (ties by spec): the game's own
+criterion (R8.6), which can put an agent above one with a higher win rate.
 """
 
 from __future__ import annotations

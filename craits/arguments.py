@@ -16,10 +16,34 @@ SPECS_HELP = f"agent specs: {spec_help(builtin=True)}; see docs/agents.md"
 
 
 class Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line (no usage block)."""
+    """An ``ArgumentParser`` whose errors are one line (no usage block), in the one form every
+    error of ``craits`` takes (:func:`error_line`)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, error_line(self.prog, f"{message} (see --help)") + "\n")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        """As argparse's, but an unrecognized argument is the error of the (sub)command it
+        was given to (``craits demo: error: unrecognized arguments: …``), not of ``craits``."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            where = getattr(parsed, "parser", self)
+            where.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
+def error_line(prog: str, message: str) -> str:
+    """``PROG: error: MESSAGE``: argparse's form, which every error of ``craits`` takes
+    (``craits tournament: error: …``; ``craits: error: …`` only before a command is known)."""
+    return f"{prog}: error: {message}"
+
+
+def fail(prog: str, message: str, *notes: str) -> None:
+    """Print :func:`error_line` on standard error, then each note as ``PROG: NOTE`` (what
+    is kept, how to go on)."""
+    print(error_line(prog, message), file=sys.stderr)
+    for note in notes:
+        print(f"{prog}: {note}", file=sys.stderr)
 
 
 def players(text: str) -> int:

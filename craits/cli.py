@@ -3,7 +3,8 @@
 Each subcommand is a module of :mod:`craits.commands` holding its parser
 (``add_parser``) beside the small function that runs it (``run``). Every
 subcommand has ``--help``; a bad argument exits with status 2 and a one-line
-message, never a traceback.
+message, never a traceback. Every error takes argparse's form, naming the command:
+``craits tournament: error: …`` (:func:`craits.arguments.error_line`).
 
 Exit statuses: 0 done; 1 failed while running (what finished is kept); 2 bad
 arguments or a refusal (nothing was changed); 130 interrupted (what finished is
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 
 from craits_env import __version__
 
-from .arguments import Parser
+from .arguments import Parser, fail
 from .commands import bench, demo, evaluate, play, replay, serve, tournament, train
 
 COMMANDS = (demo, bench, tournament, evaluate, play, replay, train, serve)
@@ -37,21 +38,33 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
         command.add_parser(sub)
+    _name_parsers(parser)
     return parser
+
+
+def _name_parsers(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)command's parser as its ``parser`` default (the deepest one parsed wins):
+    the one a command's errors name (``craits bench engine: error: …``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                child.set_defaults(parser=child)
+                _name_parsers(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from craits_env.extras import MissingExtra
 
+    parser = command = build_parser()
     try:
-        parser = build_parser()
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 2
-        return int(args.run(args, parser))
+        command = args.parser
+        return int(args.run(args, command))
     except MissingExtra as e:  # an optional dependency: one line naming the extra
-        print(f"craits: error: {e}", file=sys.stderr)
+        fail(command.prog, str(e))
         return 2
     except BrokenPipeError:  # e.g. `craits demo | head`: the reader went away
         sys.stderr.close()

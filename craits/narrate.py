@@ -171,19 +171,22 @@ class Narrator:
         return parts
 
     def standings(self, game: Game, labels: Sequence[str] | None = None) -> list[str]:
-        """The final (or current) standings, lowest total first (R8.6)."""
+        """The final standings, lowest total first (R8.6); of a game that is not over, the
+        totals of the hands scored when it was abandoned, saying so (no winner)."""
         labels = list(labels or self.names)
         width = max(len(x) for x in labels)
         best = min(game.scores)
-        title = "Final standings" if game.is_over else "Standings"
-        lines = [f"{title} (lowest total wins, R8.6):"]
+        if game.is_over:
+            lines = ["Final standings (lowest total wins, R8.6):"]
+        else:
+            lines = [f"Standings: {abandoned(game)}; no winner:"]
         order = sorted(range(game.num_players), key=lambda s: (game.scores[s], s))
         for rank, s in enumerate(order, 1):
-            k = game.shuffle_pressures[s]
-            mark = "  winner" if game.is_over and game.scores[s] == best else ""
+            k, score = game.shuffle_pressures[s], game.scores[s]
+            mark = "  winner" if game.is_over and score == best else ""
             lines.append(
-                f" {rank:>2}. {labels[s]:<{width}}  {game.scores[s]:>6} points"
-                + (f"  ({k} shuffle pressure{'s' if k != 1 else ''})" if k else "")
+                f" {rank:>2}. {labels[s]:<{width}}  {score:>6} {noun(score, 'point')}"
+                + (f"  ({plural(k, 'shuffle pressure')})" if k else "")
                 + mark
             )
         return lines
@@ -403,15 +406,38 @@ class Narrator:
             if points != card_points:
                 notes.append(f"{points - card_points:+d} shuffle pressure")
             lines.append(
-                f"  {self.who(s):<{width}}  {points:>5} points  (total {scored.scores[s]:>5})"
+                f"  {self.who(s):<{width}}  {points:>5} {noun(points, 'point'):<6}  "
+                f"(total {scored.scores[s]:>5})"
                 f"  {shown}" + (f"  [{'; '.join(notes)}]" if notes else "")
             )
         return lines
+
+
+def abandoned(game: Game) -> str:
+    """When a game that is not over stopped: ``the game was abandoned in hand 3 of 15, after 2
+    hands scored`` (``before any hand was scored`` in its first hand)."""
+    hands, scored = len(game.rules.hand_sizes), len(game.hand_points)
+    after = f"after {plural(scored, 'hand')} scored" if scored else "before any hand was scored"
+    return f"the game was abandoned in hand {game.hand_index + 1} of {hands}, {after}"
 
 
 def _joined(parts: list[list[str]]) -> list[str]:
     return [line for part in parts for line in part]
 
 
+def noun(k: int, singular: str) -> str:
+    """``singular`` for a count of 1 (or -1), else its plural (``card`` → ``cards``).
+
+    >>> noun(1, "card"), noun(0, "card"), noun(-50, "point"), noun(2, "shuffle pressure")
+    ('card', 'cards', 'points', 'shuffle pressures')
+    """
+    return singular if abs(k) == 1 else singular + "s"
+
+
+def plural(k: int, singular: str) -> str:
+    """``1 card``, ``2 cards``, ``0 cards`` (:func:`noun`)."""
+    return f"{k} {noun(k, singular)}"
+
+
 def _cards(k: int) -> str:
-    return f"{k} card" if k == 1 else f"{k} cards"
+    return plural(k, "card")

@@ -57,7 +57,7 @@ from craits_env.records import append_record
 from craits_env.rules import Rules
 from craits_env.seeding import fresh_seed
 
-from .narrate import SUIT_NAMES, CardText
+from .narrate import SUIT_NAMES, CardText, noun, plural
 from .table import HumanTable
 from .terminal import Terminal
 
@@ -144,7 +144,8 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
     if card in legal:
         return card
     if game.phase == PHASE_COUNT:
-        why = f"the count is on ({game.count}): only an ace or a two, or draw {game.count} cards"
+        why = (f"the count is on ({game.count}): only an ace or a two, or draw "
+               f"{plural(game.count, 'card')}")  # fmt: skip
     else:
         top = game.discard[-1]
         why = (
@@ -198,8 +199,8 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
     sizes = game.rules.hand_sizes
     lines = [
         "",
-        f"── hand {game.hand_index + 1}/{len(sizes)} · {game.hand_size} cards each · "
-        f"dealer {labels[game.dealer]} · stock {game.stock_size} ──",
+        f"── hand {game.hand_index + 1}/{len(sizes)} · {plural(game.hand_size, 'card')} dealt "
+        f"to each · dealer {labels[game.dealer]} · stock {game.stock_size} ──",
         f"top {text.card(game.discard[-1])}   active suit {text.suit(game.active_suit)}   "
         + ("direction → left" if game.direction == 1 else "direction ← right")
         + (f"   COUNT {game.count}" if game.count else ""),
@@ -212,11 +213,11 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
         if game.one_card_penalty_pending[s]:
             notes.append("owes the one-card penalty")
         if game.shuffle_pressures[s]:
-            notes.append(f"{game.shuffle_pressures[s]} shuffle pressure(s)")
+            notes.append(plural(game.shuffle_pressures[s], "shuffle pressure"))
         mark = "▶" if s == game.current_player else " "
         cards, score = len(game.hands[s]), game.scores[s]
         lines.append(
-            f" {mark} {labels[s]:<{width}}  {cards:>3} cards  score {score:>5}"
+            f" {mark} {labels[s]:<{width}}  {cards:>3} {noun(cards, 'card'):<5}  score {score:>5}"
             + (f"  ({', '.join(notes)})" if notes else "")
         )
     hand = game.hands[seat]
@@ -233,12 +234,13 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
     else:
         moves_list = [f"{text.card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
         if DRAW in legal:
-            moves_list.append(f"draw {game.count} cards" if phase == PHASE_COUNT else "draw")
+            moves_list.append(f"draw {plural(game.count, 'card')}" if phase == PHASE_COUNT
+                              else "draw")  # fmt: skip
         what = (
             "the count: play an ace or a two, or take it" if phase == PHASE_COUNT else "your turn"
         )
         if game.extra_play and game.king_left:
-            what = f"king's sequence: {game.king_left} more card(s)"
+            what = f"king's sequence: {plural(game.king_left, 'more card')}"
         elif game.extra_play and phase != PHASE_COUNT:
             what = "you play again"
         lines.append(f"{what} — legal: " + ", ".join(moves_list))
@@ -300,7 +302,8 @@ class PlaySession:
         rules = game.rules
         seed = f"seed {self.seed}" if self.seed_chosen else "a fresh seed (shown at the end)"
         term.say(
-            f"Craits — {game.num_players} players, {len(rules.hand_sizes)} hands, {seed}; "
+            f"Craits — {game.num_players} players, {plural(len(rules.hand_sizes), 'hand')}, "
+            f"{seed}; "
             f"you are player_{self.seat}. Lowest total wins. Type help for moves.",
             style="bold",
         )
@@ -365,7 +368,7 @@ class PlaySession:
             )
             return 2
         if why == QUIT:
-            term.say(f"You quit in hand {hand}.")
+            term.say(f"You quit in hand {hand}: the game is abandoned.")
         else:
             term.say(f"End of input: the game stops unfinished in hand {hand}.")
         term.say(*self.narrator.standings(game, self.labels))

@@ -20,7 +20,7 @@ from craits_env.events import Event
 from craits_env.records import RecordError, read_records, replay
 from craits_env.rules import Rules
 
-from .narrate import Narrator
+from .narrate import Narrator, plural
 from .terminal import Terminal
 
 
@@ -49,7 +49,7 @@ def show_replay(
             _check(path, line, record)
             terminal.say(record_line(i, line, record))
         terminal.say(
-            f"{len(records)} games replayed: every score matches its record. "
+            f"{plural(len(records), 'game')} replayed: every score matches its record. "
             "Use --game I to see game I in full."
         )
         return 0
@@ -57,7 +57,8 @@ def show_replay(
     for i, (line, record) in enumerate(read_records(path, verify=False, on_torn=torn), 1):
         if i == game:
             return _show_one(path, line, record, terminal, step)
-    raise RecordError(f"{os.fspath(path)}: there is no game {game} (the file holds {i} games)")
+    raise RecordError(f"{os.fspath(path)}: there is no game {game} (the file holds "
+                      f"{plural(i, 'game')})")  # fmt: skip
 
 
 def _check(path: str | os.PathLike[str], line: int, record: dict[str, Any]) -> Game:
@@ -75,7 +76,8 @@ def record_line(i: int, line: int, record: dict[str, Any]) -> str:
     if not record["finished"]:
         end = "unfinished"
     return (
-        f"game {i} (line {line}): {seats}; {len(record['hands'])} hands, {decisions} decisions; "
+        f"game {i} (line {line}): {seats}; {plural(len(record['hands']), 'hand')}, "
+        f"{plural(decisions, 'decision')}; "
         f"scores {record['scores']}; {end}"
     )
 
@@ -90,7 +92,7 @@ def _show_one(
     rules = Rules.from_dict(record["rules"])
     term.say(
         f"Craits game record: {os.fspath(path)} line {line} — {n} players, "
-        f"{len(rules.hand_sizes)} hands, first dealer player_{record['first_dealer']}"
+        f"{plural(len(rules.hand_sizes), 'hand')}, first dealer player_{record['first_dealer']}"
         + (f", seed {record['seed']}" if record.get("seed") is not None else ""),
         style="bold",
     )
@@ -121,9 +123,7 @@ def _show_one(
         term.say("Stopped.")
         return 0
     labels = [f"player_{s} ({spec})" for s, spec in enumerate(record["seats"])]
-    term.say("", *narrator.standings(final, labels))
-    if not record["finished"]:
-        term.say(f"The record ends unfinished, in hand {final.hand_index + 1}.")
+    term.say("", *narrator.standings(final, labels))  # an unfinished record's: "abandoned in…"
     term.say(f"Replayed scores match the record: {final.scores} (hand points too).")
     return 0
 

@@ -64,5 +64,5 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         return session.run()
     except OSError as e:  # e.g. the record file cannot be written
-        print(f"craits play: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e))
         return 1

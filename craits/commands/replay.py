@@ -44,5 +44,5 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return show_replay(args.file, Terminal(sys.stdout, sys.stdin), game=args.game,
                            step=args.step)  # fmt: skip
     except RecordError as e:
-        print(f"craits replay: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e))
         return 2

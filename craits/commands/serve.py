@@ -203,13 +203,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         app = create_app(settings)
     except StoreError as e:
-        print(f"craits serve: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e))
         return 1
     try:
         sock = listen(args.host, args.port)
     except OSError as e:
-        print(f"craits serve: error: cannot listen on {args.host}:{args.port} "
-              f"({e.strerror or e})", file=sys.stderr)  # fmt: skip
+        a.fail(parser.prog, f"cannot listen on {args.host}:{args.port} ({e.strerror or e})")
         return 1
     bound = sock.getsockname()[1]
     shown = f"[{args.host.strip('[]')}]" if ":" in args.host else args.host

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         identify,
         results_in_order,
     )
+    from craits.agents.progress import Ticks
     from craits.agents.report import write_outputs
     from craits.agents.stats import summarize
 
@@ -91,22 +93,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         config = identify(config)
         ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
     except TournamentRefused as e:
-        print(f"craits tournament: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e), *recovery(e, args.out))
         return 2
     except ValueError as e:
         parser.error(str(e))
-    bar = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar
-        if args.no_progress:
-            return
-        if bar is None:
-            from tqdm import tqdm
-
-            bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)
-        else:
-            bar.update(done - bar.n)
+    progress = Ticks(str(args.out), enabled=not args.no_progress)
 
     command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     try:
@@ -118,34 +109,42 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
             write_records(args.record, collect_records(config, args.out, games))
     except TournamentRefused as e:
-        if bar is not None:
-            bar.close()
-        print(f"craits tournament: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e), *recovery(e, args.out))
         return 2
     except (TournamentError, ValueError) as e:  # the same games would fail the same way
-        if bar is not None:
-            bar.close()
-        print(f"craits tournament: error: {e}", file=sys.stderr)
-        print(f"craits tournament: finished games are kept in {args.out}", file=sys.stderr)
+        a.fail(parser.prog, str(e), f"finished games are kept in {args.out}")
         return 1
     except OSError as e:  # a full disk, a lost mount: a rerun resumes once it is fixed
-        if bar is not None:
-            bar.close()
-        print(f"craits tournament: error: {e}", file=sys.stderr)
-        print(f"craits tournament: finished games are kept in {args.out}; rerun the same "
-              "command to resume", file=sys.stderr)  # fmt: skip
+        a.fail(parser.prog, str(e), f"finished games are kept in {args.out}; rerun the same "
+               "command to resume")  # fmt: skip
         return 1
     except KeyboardInterrupt:
-        if bar is not None:
-            bar.close()
-        print(f"craits tournament: interrupted; finished games are kept in {args.out}; "
-              "rerun the same command to resume", file=sys.stderr)  # fmt: skip
+        print(f"{parser.prog}: interrupted; finished games are kept in {args.out}; rerun the "
+              "same command to resume", file=sys.stderr)  # fmt: skip
         return 130
-    if bar is not None:
-        bar.close()
+    finally:
+        progress.close()
     ordered = results_in_order(games, config)
     summary = summarize(ordered, list(config.specs), config.seed)
     title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
     write_outputs(summary, config.to_dict(), args.out, title, command.strip())
     print((args.out / "results.md").read_text(encoding="utf-8"))
     return 0
+
+
+def recovery(refusal: Exception, out: Path | None = None) -> list[str]:
+    """How to go on from a refusal: for a corrupt line of ``OUT/games.jsonl``, what to remove
+    (``out``: the tournament's folder, by default the file's)."""
+    found = corrupt_line(str(refusal))
+    if found is None:
+        return []
+    path, line = found
+    out = Path(path).parent if out is None else out
+    return [f"hint: remove line {line} of {path} (that game is played again; the finished games "
+            f"on the other lines are kept), or remove {out} to start over"]  # fmt: skip
+
+
+def corrupt_line(message: str) -> tuple[str, int] | None:
+    """The file and line that a refusal names as corrupt (``DIR/games.jsonl line 7: …``)."""
+    found = re.match(r"(.*games\.jsonl(?:\.gz)?) line (\d+): ", message)
+    return None if found is None else (found[1], int(found[2]))

@@ -112,8 +112,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(str(e))
     except (TournamentError, WorkersFailed) as e:  # an evaluation game failed (a bot's
         # illegal move), or a rollout worker kept dying
-        print(f"craits train: error: {e}; the checkpoints are kept in {args.out or args.resume}",
-              file=sys.stderr)  # fmt: skip
+        a.fail(parser.prog, f"{e}; the checkpoints are kept in {args.out or args.resume}")
         return 1
     except KeyboardInterrupt as e:  # a second Ctrl-C, or one before the loop began
         return _train_interrupted(getattr(e, "run_dir", None) or args.resume or args.out)

@@ -295,14 +295,16 @@ def test_a_terminal_pauses_after_each_hand_and_a_pipe_does_not(tmp_path: Path) -
 @pytest.mark.parametrize(
     "at_pause, status, said",
     [("", 1, "\nEnd of input: the game stops unfinished in hand 2."),
-     ("quit\n", 0, "quit\nYou quit in hand 2.")],
+     ("quit\n", 0, "quit\nYou quit in hand 2: the game is abandoned.")],
 )  # fmt: skip
 def test_end_of_input_or_quit_at_the_pause(
     tmp_path: Path, at_pause: str, status: int, said: str
 ) -> None:
     got, out, user = play_at_a_terminal(tmp_path, at_pause)
     assert got == status and len(user.pauses) == 1
-    assert out.split(NEXT_HAND_PROMPT)[1].startswith(said + "\nStandings (lowest total")
+    assert out.split(NEXT_HAND_PROMPT)[1].startswith(
+        said + "\nStandings: the game was abandoned in hand 2 of 4, after 1 hand scored; no "
+        "winner:\n")  # fmt: skip
     ((_, record),) = read_records(tmp_path / "t.jsonl")
     assert not record["finished"] and len(record["hand_points"]) == 1
 
