@@ -20,9 +20,11 @@ every zoo member on the small deal set, the same for every card), from the games
 :data:`RATED_DEALS` deals against each opponent (every card reads as many games, whatever its
 size), interleaved over opponents; skills do not drift (``tau = 0``: a frozen zoo), so the
 rating is the whole evidence's, not its last games'. The cards' ratings compare.
-``compute``: wall seconds of the evaluation, and the agent's milliseconds per decision and
+``compute``: wall seconds of the evaluation, the agent's milliseconds per decision and
 per choice (a decision with more than one legal action), timed on the first deals of the
-standard table. The card's shape is ``card.schema.json`` beside this module (:data:`SCHEMA`);
+standard table, and the seconds spent on each opponent's tournaments. A card of size
+``smoke`` says so (:data:`SMOKE_NOTE`): its few deals compare with no other card's. The
+card's shape is ``card.schema.json`` beside this module (:data:`SCHEMA`);
 :func:`to_markdown` and :func:`to_png` render it.
 """
 
@@ -46,6 +48,12 @@ RATED_DEALS = 100
 TAU = 0.0
 """OpenSkill's dynamics in the ratings: none, the zoo is frozen."""
 FORMAT = "craits-report-card/1"
+SMOKE_NOTE = (
+    "**A smoke card** (`--size smoke`): the first few deals of each small deal set, every "
+    "table and opponent, to check that the agent runs through the benchmark. Its numbers are "
+    "not comparable with full or search cards, nor its rating (anchored on its own few deals); "
+    "the leaderboard leaves it out."
+)
 
 
 @dataclass(frozen=True)
@@ -193,6 +201,8 @@ def to_markdown(card: dict[str, Any]) -> str:
              f"Agent identity `{agent['identity']}`; reference `{reference}`; craits "
              f"{engine['craits']}, rules revision {engine['rules_revision']}; size "
              f"`{card['size']}`; {card['created']}."]  # fmt: skip
+    if card["size"] == "smoke":
+        lines += ["", SMOKE_NOTE]
     if card.get("rating"):
         r = card["rating"]
         lines += ["", f"OpenSkill against the anchored zoo (standard table): mu {r['mu']:.2f}, "
@@ -202,6 +212,10 @@ def to_markdown(card: dict[str, Any]) -> str:
                   "run counts its own games only); "
                   f"{_fmt(c.get('ms_per_decision'), 2)} ms a decision, "
                   f"{_fmt(c.get('ms_per_choice'), 2)} ms a choice."]  # fmt: skip
+    by_opponent = c.get("seconds_by_opponent")
+    if by_opponent:
+        lines += ["", "Seconds by opponent (its tournaments in that run: the agent's, the "
+                  "reference's, the anchors'): " + seconds_shares(by_opponent) + "."]  # fmt: skip
     for table in card["tables"]:
         lines += ["", f"## {table['title']}", "",
                   "| opponent (×{}) | deals | games | win rate [95%] | mean score [95%] | "
@@ -219,6 +233,13 @@ def to_markdown(card: dict[str, Any]) -> str:
             lines.append(f"\n`{s['opponent']}` not played here: {s['why']}")
     lines += ["", f"Reproduce: `{card['command']}`"]
     return "\n".join(lines) + "\n"
+
+
+def seconds_shares(seconds: dict[str, float]) -> str:
+    """``random 3 s (1%), …, pimc 120 s (40%)``: each opponent's seconds and share."""
+    total = sum(seconds.values())
+    return ", ".join(f"{name} {s:.0f} s ({100 * s / total:.0f}%)" if total > 0
+                     else f"{name} {s:.0f} s" for name, s in seconds.items())  # fmt: skip
 
 
 def to_png(card: dict[str, Any]) -> bytes:

@@ -14,6 +14,7 @@ instead of giving other numbers under the same name.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -77,6 +78,14 @@ def make(name: str, suite: str, players: int, rules: Rules, seed: int, deals: in
     """A new deal set with its hash (to be written with :func:`write`)."""
     return DealSet(name, suite, players, rules, seed, deals, RULES_REVISION,
                    content_hash(players, rules, seed, deals))  # fmt: skip
+
+
+def first_deals(deal_set: DealSet, deals: int, name: str) -> DealSet:
+    """The first ``deals`` deals of a (checked) set, as a set named ``name``: a deal depends
+    only on the seed and its number, so they are the same deals, with their own hash."""
+    deals = min(deals, deal_set.deals)
+    return dataclasses.replace(deal_set, name=name, deals=deals, sha256=content_hash(
+        deal_set.players, deal_set.rules, deal_set.seed, deals))  # fmt: skip
 
 
 def write(deal_set: DealSet, folder: Path = DEALS_DIR) -> Path:

@@ -10,6 +10,10 @@ arguments plays only what is missing, and evaluations that share a ``games_dir``
 reference's games. A game depends only on its deal set and its task, so the card is the
 same for any number of workers, here or on Ray. The card (:mod:`craits.benchmark.card`)
 goes to ``OUT/card.json``, ``card.md`` and ``card.png``, each written atomically.
+
+Every tournament is planned first (:func:`plan`, each once), so the progress says which of
+how many is playing (``[k/N]``); the card's ``compute.seconds_by_opponent`` is how long this
+run spent on each opponent's tournaments (the agent's, the reference's and the anchors').
 """
 
 from __future__ import annotations
@@ -44,7 +48,6 @@ from .suite import SIZES, Suite, Table
 
 Progress = Callable[[str, int, int], None]
 """``progress(what, done, total)``: games done of one tournament."""
-Games = list[list[dict]]  # one list of games per opponent
 TIMED_DEALS = 2  # deals of the standard table timed for the card's compute figures
 
 
@@ -65,108 +68,149 @@ class Options:
         return self.games_dir or self.out / "games"
 
 
+@dataclass(frozen=True)
+class Run:
+    """One duplicate tournament of an evaluation: a line-up on a deal set, kept in ``folder``."""
+
+    what: str
+    """``TABLE: AGENT vs OPPONENT``, for progress lines"""
+    opponent: str
+    config: TournamentConfig
+    folder: Path
+
+
+@dataclass
+class _Planned:
+    """A table's opponent: the agent's run and the reference's (``None``: the agent is it)."""
+
+    opponent: str
+    deal_set: DealSet
+    agent: Run
+    reference: Run | None
+
+
+@dataclass
+class _Plan:
+    """Every run of an evaluation, each once, in the order they are played."""
+
+    identity: str
+    reference_id: str
+    runs: dict[Path, Run]
+    tables: list[tuple[Table, DealSet, list[_Planned], list[dict[str, str]]]]
+    anchors: list[Run]
+
+    def add(self, run: Run) -> Run:
+        return self.runs.setdefault(run.folder, run)
+
+
 def slug(spec: str) -> str:
     """A folder name for ``spec`` (``ppo:runs/a`` → ``ppo_runs_a``)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec).strip("_") or "agent"
-
-
-def _play(config: TournamentConfig, folder: Path, what: str, options: Options) -> list[dict]:
-    def progress(done: int, total: int) -> None:
-        if options.progress is not None:
-            options.progress(what, done, total)
-
-    games = run_tournament(config, folder, workers=options.workers, use_ray=options.use_ray,
-                           ray_address=options.ray_address, progress=progress)  # fmt: skip
-    return results_in_order(games, config)
 
 
 def _lineup(spec: str, opponent: str, players: int) -> tuple[str, ...]:
     return (spec, *([opponent] * (players - 1)))
 
 
-def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, Any]:
-    """Play ``spec`` on ``suite`` (see the module docstring); its card (also written)."""
+def _run(spec: str, opponent: str, table: Table, deal_set: DealSet, options: Options) -> Run:
+    config = identify(deal_set.config(_lineup(spec, opponent, deal_set.players)))
+    folder = options.games / table.name / deal_set.name / f"{slug(spec)}-vs-{slug(opponent)}"
+    return Run(f"{table.name}: {spec} vs {opponent}", opponent, config, folder)
+
+
+def plan(spec: str, suite: Suite, size: str, options: Options) -> _Plan:
+    """Every tournament that ``spec``'s card on ``suite`` needs (see the module docstring):
+    per table it can play and per opponent, the agent's run then the reference's; then the
+    reference's runs the anchors read (most are among those already)."""
     if size not in SIZES:
         raise ValueError(f"size: got {size!r}, allowed {', '.join(SIZES)}")
-    start = time.monotonic()
     _, identity = resolve_agent(spec)
     _, reference_id = resolve_agent(suite.reference)
     is_reference = identity == reference_id
-    tables, standard = [], []
+    found = _Plan(identity, reference_id, {}, [], [])
     for table in suite.tables:
-        entry = _table(spec, table, suite, size, options, is_reference)
-        if entry is None:
-            continue
-        tables.append(entry[0])
-        if table is suite.tables[0]:
-            standard = entry[1]
-    if not tables:
+        first = suite.deal_set(table, spec, suite.zoo[0], size)
+        try:
+            resolve_agent(spec, num_players=first.players, rules=first.rules)
+        except ValueError:
+            continue  # the agent cannot play this table
+        planned, skipped = [], []
+        for opponent in suite.zoo:
+            deal_set = suite.deal_set(table, spec, opponent, size)
+            try:
+                mine = found.add(_run(spec, opponent, table, deal_set, options))
+            except ValueError as e:
+                skipped.append({"opponent": opponent, "why": str(e)})
+                continue
+            theirs = None
+            if not is_reference:
+                theirs = found.add(_run(suite.reference, opponent, table, deal_set, options))
+            planned.append(_Planned(opponent, deal_set, mine, theirs))
+        found.tables.append((table, first, planned, skipped))
+    if not found.tables:
         raise ValueError(f"agent {spec!r} can play none of the tables of suite {suite.name}")
+    # The zoo's anchors: the reference's games on the standard table's small deal set (the
+    # smoke card's own few deals for a smoke card) against every zoo member.
+    table, anchored = suite.tables[0], "smoke" if size == "smoke" else "search"
+    for opponent in suite.zoo:
+        deal_set = suite.deal_set(table, suite.reference, opponent, anchored)
+        found.anchors.append(found.add(_run(suite.reference, opponent, table, deal_set,
+                                            options)))  # fmt: skip
+    return found
+
+
+def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, Any]:
+    """Play ``spec`` on ``suite`` (see the module docstring); its card (also written)."""
+    start = time.monotonic()
+    found = plan(spec, suite, size, options)
+    games: dict[Path, list[dict]] = {}
+    seconds: dict[str, float] = dict.fromkeys(suite.zoo, 0.0)
+    for k, run in enumerate(found.runs.values(), 1):
+        began = time.monotonic()
+        games[run.folder] = _play(run, f"[{k}/{len(found.runs)}] {run.what}", options)
+        seconds[run.opponent] += time.monotonic() - began
+    tables, standard = [], []
+    for table, first, planned, skipped in found.tables:
+        opponents, used, mine = [], {}, []
+        for p in planned:
+            used[p.deal_set.name] = p.deal_set
+            ours = games[p.agent.folder]
+            reference = None if p.reference is None else games[p.reference.folder]
+            matchup = cards.Matchup(p.opponent, p.agent.config.agents[1], ours, reference)
+            opponents.append({**cards.matchup_entry(matchup, p.deal_set.seed),
+                              "deal_set": p.deal_set.name})  # fmt: skip
+            mine.append(ours)
+        tables.append({"name": table.name, "title": table.title, "players": first.players,
+                       "rules": first.rules.to_dict(),
+                       "deal_sets": [d.to_dict() for d in used.values()],
+                       "opponents": opponents, "skipped": skipped})  # fmt: skip
+        if table is suite.tables[0]:
+            standard = mine
+    anchors = cards.anchors([games[run.folder] for run in found.anchors])
     card: dict[str, Any] = {
         "format": cards.FORMAT, "suite": suite.name, "size": size,
         "created": time.strftime("%Y-%m-%d", time.gmtime()), "command": options.command,
-        "agent": {"spec": spec, "identity": identity},
-        "reference": {"spec": suite.reference, "identity": reference_id},
+        "agent": {"spec": spec, "identity": found.identity},
+        "reference": {"spec": suite.reference, "identity": found.reference_id},
         "engine": {"craits": __version__, "rules_revision": RULES_REVISION},
-        "rating": cards.rating(standard, _anchors(suite, options)) if standard else None,
-        "compute": {"seconds": time.monotonic() - start, **_timing(spec, suite, size)},
+        "rating": cards.rating(standard, anchors) if standard else None,
+        "compute": {"seconds": time.monotonic() - start, **_timing(spec, suite, size),
+                    "seconds_by_opponent": seconds},
         "tables": tables,
     }  # fmt: skip
     write(card, options.out)
     return card
 
 
-def _anchors(suite: Suite, options: Options) -> dict[str, tuple[float, float]]:
-    """The zoo's fixed ratings (:func:`craits.benchmark.card.anchors`) from the reference's
-    games on the standard table's small deal set against every zoo member — the same games,
-    so the same anchors, for every card of the suite (played here where missing)."""
-    table, ours = suite.tables[0], suite.reference
-    reference = []
-    for opponent in suite.zoo:
-        deal_set = suite.deal_set(table, ours, opponent, "search")
-        config = identify(deal_set.config(_lineup(ours, opponent, deal_set.players)))
-        folder = options.games / table.name / deal_set.name / f"{slug(ours)}-vs-{slug(opponent)}"
-        reference.append(_play(config, folder, f"{table.name}: {ours} vs {opponent}", options))
-    return cards.anchors(reference)
+def _play(run: Run, what: str, options: Options) -> list[dict]:
+    def progress(done: int, total: int) -> None:
+        if options.progress is not None:
+            options.progress(what, done, total)
 
-
-def _table(spec: str, table: Table, suite: Suite, size: str, options: Options,
-           is_reference: bool) -> tuple[dict[str, Any], Games] | None:  # fmt: skip
-    """The card's entry for ``table`` and the agent's games there (one list per opponent;
-    ``None``: the agent cannot play the table)."""
-    first = suite.deal_set(table, spec, suite.zoo[0], size)
-    try:
-        resolve_agent(spec, num_players=first.players, rules=first.rules)
-    except ValueError:
-        return None
-    opponents, skipped, used, all_games = [], [], {}, []
-    for opponent in suite.zoo:
-        deal_set = suite.deal_set(table, spec, opponent, size)
-        config = deal_set.config(_lineup(spec, opponent, deal_set.players))
-        try:
-            config = identify(config)
-        except ValueError as e:
-            skipped.append({"opponent": opponent, "why": str(e)})
-            continue
-        used[deal_set.name] = deal_set
-        folder = options.games / table.name / deal_set.name
-        games = _play(config, folder / f"{slug(spec)}-vs-{slug(opponent)}",
-                      f"{table.name}: {spec} vs {opponent}", options)  # fmt: skip
-        reference = None
-        if not is_reference:
-            ours = suite.reference
-            ref = identify(deal_set.config(_lineup(ours, opponent, deal_set.players)))
-            reference = _play(ref, folder / f"{slug(ours)}-vs-{slug(opponent)}",
-                              f"{table.name}: {ours} vs {opponent}", options)  # fmt: skip
-        matchup = cards.Matchup(opponent, config.agents[1], games, reference)
-        opponents.append({**cards.matchup_entry(matchup, deal_set.seed),
-                          "deal_set": deal_set.name})  # fmt: skip
-        all_games.append(games)
-    entry = {"name": table.name, "title": table.title, "players": first.players,
-             "rules": first.rules.to_dict(),
-             "deal_sets": [d.to_dict() for d in used.values()],
-             "opponents": opponents, "skipped": skipped}  # fmt: skip
-    return entry, all_games
+    games = run_tournament(run.config, run.folder, workers=options.workers,
+                           use_ray=options.use_ray, ray_address=options.ray_address,
+                           progress=progress)  # fmt: skip
+    return results_in_order(games, run.config)
 
 
 class _Timed:

@@ -5,9 +5,9 @@ agent's OpenSkill ordinal over the zoo, its win rate against three copies of eac
 :data:`COLUMNS` opponent, its paired estimate against the reference averaged over the zoo
 (the mean score it gains or loses, per game, over what ``expert`` scored in its seat of the
 same deals; negative is better), and its time per choice. Rows are sorted by that paired
-mean, best first. Cards are read from a folder (every ``card.json`` under it, as
-``craits evaluate`` writes them): the committed cards of the zoo, and any card a user drops
-beside them.
+mean, best first; a smoke card (``--size smoke``) gets no row. Cards are read from a
+folder (every ``card.json`` under it, as ``craits evaluate`` writes them): the committed
+cards of the zoo, and any card a user drops beside them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from .card import FORMAT
 COLUMNS = ("random", "expert", "champion", "pimc", "champion-search")
 """The opponents whose win rates the leaderboard shows (every card holds them all)."""
 CARD_FILE = "card.json"
+RANKED_SIZES = ("full", "search")
+"""The sizes whose cards get a row (a smoke card's few deals compare with no other card's)."""
 
 
 def read_cards(folder: Path, suite: str | None = None) -> list[dict[str, Any]]:
@@ -64,8 +66,10 @@ def _win_rate(entry: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def rows(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per card, best paired mean first (the reference at 0)."""
-    return sorted((row(c) for c in cards), key=lambda r: (r["paired_mean"], r["spec"]))
+    """One row per card of a ranked size (:data:`RANKED_SIZES`: a smoke card is left
+    out), best paired mean first (the reference at 0)."""
+    ranked = (row(c) for c in cards if c.get("size") in RANKED_SIZES)
+    return sorted(ranked, key=lambda r: (r["paired_mean"], r["spec"]))
 
 
 def _num(v: float | None, digits: int) -> str:

@@ -10,6 +10,14 @@ from typing import Any
 
 from .. import arguments as a
 
+SIZES = ("full", "search", "smoke")  # craits.benchmark.suite.SIZES (not imported: a quick --help)
+SIZE_TIMES = (
+    "Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 4 min 35 s "
+    "(measured); search about 1.5 h, full about 2 h (extrapolated from the smoke card's "
+    "per-opponent times); the searching opponents take most of it (champion-search 73%%, pimc "
+    "15%% of the smoke card). A searching agent adds its own search (docs/benchmark.md)."
+)
+
 
 def add_parser(sub: Any) -> None:
     """The ``craits evaluate`` parser."""
@@ -31,10 +39,12 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("spec", metavar="SPEC", help=a.SPECS_HELP)
     ev.add_argument("--suite", default="v1", help="the benchmark suite (default v1)")
-    ev.add_argument("--size", choices=("full", "search"), default="full",
+    ev.add_argument("--size", choices=SIZES, default="full",
                     help="full: the large deal sets (the small ones against searching opponents); "
-                    "search: the small deal sets throughout, for a searching agent (default "
-                    "full)")  # fmt: skip
+                    "search: the small deal sets throughout, for a searching agent; smoke: the "
+                    "first 5 deals of each small set, every table and opponent — a smoke card, "
+                    "comparable with no other card, to check that an agent runs through the "
+                    "benchmark (default full). " + SIZE_TIMES)  # fmt: skip
     ev.add_argument("--out", type=Path, default=None, metavar="DIR",
                     help="where the card goes (default evaluate/SPEC)")  # fmt: skip
     ev.add_argument("--games", type=Path, default=None, metavar="DIR",
@@ -56,11 +66,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.ray is not None:
         require("ray", "craits evaluate --ray")
     from craits.agents.duplicate_tournament import TournamentError, TournamentRefused
+    from craits.agents.progress import Ticks
     from craits.agents.specs import resolve_agent
 
+    from ..benchmark.card import seconds_shares
     from ..benchmark.deal_sets import DealSetError
     from ..benchmark.evaluate import Options, evaluate, slug
     from ..benchmark.suite import suite
+    from .tournament import recovery
 
     try:
         chosen = suite(args.suite)
@@ -68,14 +81,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as e:
         parser.error(str(e))
     out = args.out or Path("evaluate") / slug(args.spec)
-    shown = ""
+    shown: dict[str, Ticks] = {}
 
     def progress(what: str, done: int, total: int) -> None:
-        nonlocal shown
-        if args.no_progress or (done not in (0, total) and what == shown):
-            return
-        shown = what
-        print(f"  {what}: {done}/{total} games", file=sys.stderr, flush=True)
+        if what not in shown:  # the next tournament
+            for ticks in shown.values():
+                ticks.close()
+            shown.clear()
+            shown[what] = Ticks(what, enabled=not args.no_progress)
+        shown[what](done, total)
 
     command = "craits evaluate " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     options = Options(out, args.games, args.workers, args.ray is not None, args.ray or None,
@@ -83,20 +97,25 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         card = evaluate(args.spec, chosen, args.size, options)
     except (TournamentRefused, DealSetError) as e:
-        print(f"craits evaluate: error: {e}", file=sys.stderr)
+        a.fail(parser.prog, str(e), *recovery(e))
         return 2
     except (TournamentError, ValueError, OSError) as e:
-        print(f"craits evaluate: error: {e}", file=sys.stderr)
-        print(f"craits evaluate: finished games are kept in {options.games}; rerun the same "
-              "command to resume", file=sys.stderr)  # fmt: skip
+        a.fail(parser.prog, str(e), f"finished games are kept in {options.games}; rerun the "
+               "same command to resume")  # fmt: skip
         return 1
     except KeyboardInterrupt:
-        print(f"craits evaluate: interrupted; finished games are kept in {options.games}; "
+        print(f"{parser.prog}: interrupted; finished games are kept in {options.games}; "
               "rerun the same command to resume", file=sys.stderr)  # fmt: skip
         return 130
+    finally:
+        for ticks in shown.values():
+            ticks.close()
     table = card["tables"][0]
+    smoke = " (a smoke card: comparable with no other card)" if args.size == "smoke" else ""
     print(f"Report card of {args.spec} ({card['agent']['identity']}) on benchmark "
-          f"{card['suite']}: {out / 'card.json'} (and card.md, card.png)")  # fmt: skip
+          f"{card['suite']}{smoke}: {out / 'card.json'} (and card.md, card.png)")  # fmt: skip
+    print(f"  {card['compute']['seconds']:.0f} s; by opponent: "
+          f"{seconds_shares(card['compute']['seconds_by_opponent'])}")  # fmt: skip
     for o in table["opponents"]:
         paired = f", paired {o['paired']['mean']:+.1f}" if o["paired"] else ""
         print(f"  {table['name']} vs {o['opponent']:16} win rate {o['win_rate']:.3f}, "
