@@ -57,6 +57,7 @@ class Progress:
         live: a live bar (default: only if ``stream`` is a terminal).
         every: seconds between two plain lines.
         clock: the clock (seconds; a test passes its own).
+        enabled: ``False``: shows nothing (``--no-progress``).
     """
 
     def __init__(
@@ -70,11 +71,13 @@ class Progress:
         live: bool | None = None,
         every: float = EVERY_S,
         clock: Callable[[], float] = time.monotonic,
+        enabled: bool = True,
     ) -> None:
         self.total, self.what, self.every, self.clock = total, what, every, clock
+        self.enabled = enabled
         self.units = unit if total == 1 else unit + "s"
         self.stream = stream if stream is not None else sys.stderr
-        self.live = is_terminal(self.stream) if live is None else live
+        self.live = enabled and (is_terminal(self.stream) if live is None else live)
         self.start = clock()
         self.initial = self.done = min(done, total)
         self.note = ""
@@ -86,7 +89,7 @@ class Progress:
 
             self._bar = tqdm(total=total, initial=self.done, unit=unit, desc=what or None,
                              dynamic_ncols=True, file=self.stream)  # fmt: skip
-        elif self.done < total:
+        elif enabled and self.done < total:
             self._say(self.line())
 
     def update(self, done: int, note: str = "") -> None:
@@ -97,10 +100,10 @@ class Progress:
             self._bar.update(self.done - self._bar.n)
             if note:
                 self._bar.set_postfix_str(note, refresh=False)
-        elif self.done >= self.total:
-            if not self.finished:
-                self._say(self.line())
-        elif self._said_at is None or self.clock() - self._said_at >= self.every:
+        elif self.enabled and (
+            not self.finished if self.done >= self.total
+            else self._said_at is None or self.clock() - self._said_at >= self.every
+        ):
             self._say(self.line())
         self.finished = self.done >= self.total
 

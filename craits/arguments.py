@@ -15,6 +15,9 @@ SPECS_HELP = f"agent specs: {spec_help(builtin=True)}; see docs/agents.md"
 """Every spec of the table (craits.agents.specs): the --help of the commands that seat agents."""
 
 
+NO_PROGRESS_HELP = "no progress (else a live bar on a terminal, a plain line every 30 s elsewhere)"
+
+
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (no usage block), in the one form every
     error of ``craits`` takes (:func:`error_line`)."""

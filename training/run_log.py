@@ -112,8 +112,8 @@ class RunLog:
         if resumed_from is None:
             self.writer.add_text("hyperparameters", hparams_table(config))
         # a live bar on a terminal, a plain line every 30 s elsewhere (no \r in a log file)
-        self.bar = Progress(config.total_steps, "training", "step",
-                            done=state.global_step) if progress else None  # fmt: skip
+        self.bar = Progress(config.total_steps, "training", "step", done=state.global_step,
+                            enabled=progress)  # fmt: skip
         self.start = time.perf_counter()
         self.steps = 0  # environment steps in this session
         self.busy = 0.0  # seconds collecting and learning in this session
@@ -151,10 +151,9 @@ class RunLog:
         wall = time.perf_counter() - self.start
         self._scalars(metrics, stats, wall)
         self.lines(stats.messages)  # a rollout worker replaced
-        if self.bar is not None:
-            win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
-            self.bar.update(state.global_step, f"SPS {self.sps:,.0f} | learner win {win:.2f}"
-                            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()))
+        win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
+        self.bar.update(state.global_step, f"SPS {self.sps:,.0f} | learner win {win:.2f}"
+                        + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()))
 
     def _scalars(self, metrics: dict[str, float], stats: RolloutStats, wall: float) -> None:
         state, step, scalar = self.state, self.state.global_step, self.writer.add_scalar
@@ -204,6 +203,5 @@ class RunLog:
             self.echo(line)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        self.bar.close()
         self.writer.close()

@@ -71,8 +71,8 @@ class Suite:
         ``SMALL_smoke``); the small one with ``size="search"`` or against a searching
         opponent; else the large one."""
         if size == "smoke":
-            small = load(self.name, table.search, self.folder)
-            return first_deals(small, self.smoke_deals, f"{table.search}_smoke")
+            searched = load(self.name, table.search, self.folder)
+            return first_deals(searched, self.smoke_deals, f"{table.search}_smoke")
         small = size == "search" or is_searching(opponent)
         return load(self.name, table.search if small else table.full, self.folder)
 

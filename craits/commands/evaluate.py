@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
                     help="parallel processes on this machine (default 1)")  # fmt: skip
     ev.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                     help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
-    ev.add_argument("--no-progress", action="store_true", help="no progress lines")
+    ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     ev.set_defaults(run=run)
 
 

@@ -49,7 +49,7 @@ def add_parser(sub: Any) -> None:
         "a deal, but tournaments of the same --seed pair deal by deal)",
     )  # fmt: skip
     tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
-    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tour.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     tour.add_argument(
         "--record", type=Path, default=None, metavar="FILE",
         help="also save every game as a game record (JSON Lines, in plan order; see craits "

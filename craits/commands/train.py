@@ -64,7 +64,7 @@ def add_parser(sub: Any) -> None:
     train.add_argument("--workers", type=a.positive_int, default=None, metavar="K",
                        help="rollout workers with --ray, one CPU each (default 2); each steps "
                        "num_games games and collects its share of every batch")  # fmt: skip
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     train.set_defaults(run=run)
 
 

@@ -70,6 +70,9 @@ def test_a_terminal_gets_a_live_bar_and_ticks_can_be_off() -> None:
     silent = io.StringIO()
     with Ticks("nothing", enabled=False, stream=silent) as tick:
         tick(3, 8)
+    off = Progress(8, "off", stream=silent, live=True, enabled=False)
+    off.update(8)
+    off.close()
     assert silent.getvalue() == ""
 
 
@@ -82,14 +85,21 @@ def test_durations_read_at_a_glance() -> None:
 def test_craits_train_into_a_file_writes_no_carriage_return(tmp_path: Path) -> None:
     """``make run`` piped to a file: plain progress lines, none of tqdm's ``\\r`` updates (the
     training bar and the final evaluation's)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "craits", "train", "--total-steps", "2048", "--set",
-         "final_eval_deals=1", "--set", "eval_every=0", "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "\r" not in proc.stdout + proc.stderr
-    lines = (proc.stdout + proc.stderr).splitlines()
+
+    def train(*more: str) -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "craits", "train", "--total-steps", "2048", "--set",
+             "final_eval_deals=1", "--set", "eval_every=0", *more],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout + proc.stderr
+
+    out = train("--out", str(tmp_path / "run"))
+    assert "\r" not in out
+    lines = out.splitlines()
     assert "training: 0/2,048 steps (0%)" in lines
     assert any(line.startswith("training: 2,048/2,048 steps, done in ") for line in lines)
     assert any(line.startswith("eval vs ") and ": 4/4 games, done in " in line for line in lines)
+    quiet = train("--out", str(tmp_path / "quiet"), "--no-progress")
+    assert "training: " not in quiet and "eval vs " not in quiet and "\r" not in quiet
