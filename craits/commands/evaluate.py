@@ -12,7 +12,7 @@ from .. import arguments as a
 
 SIZES = ("full", "search", "smoke")  # craits.benchmark.suite.SIZES (not imported: a quick --help)
 SIZE_TIMES = (
-    "Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 4 min 35 s "
+    "Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 3 to 5 min "
     "(measured); search about 1.5 h, full about 2 h (extrapolated from the smoke card's "
     "per-opponent times); the searching opponents take most of it (champion-search 73%%, pimc "
     "15%% of the smoke card). A searching agent adds its own search (docs/benchmark.md)."

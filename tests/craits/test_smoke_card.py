@@ -41,8 +41,8 @@ def test_the_command_offers_the_suites_sizes_and_says_what_each_costs() -> None:
     parser = next(p for name, p in _commands() if name == "craits evaluate")
     text = " ".join(parser.format_help().split())
     assert f"smoke: the first {SMOKE_DEALS} deals of each small set" in text
-    assert ("Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 4 min "
-            "35 s (measured); search about 1.5 h, full about 2 h (extrapolated"
+    assert ("Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 3 to 5 "
+            "min (measured); search about 1.5 h, full about 2 h (extrapolated"
             ) in text  # fmt: skip
 
 
