@@ -20,7 +20,12 @@ NO_PROGRESS_HELP = "no progress (else a live bar on a terminal, a plain line eve
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (no usage block), in the one form every
-    error of ``craits`` takes (:func:`error_line`)."""
+    error of ``craits`` takes (:func:`error_line`). Each parser is its own ``parser`` default,
+    so after parsing ``args.parser`` is the deepest (sub)command's: the one its errors name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.set_defaults(parser=self)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, error_line(self.prog, f"{message} (see --help)") + "\n")

@@ -38,18 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
         command.add_parser(sub)
-    _name_parsers(parser)
     return parser
-
-
-def _name_parsers(parser: argparse.ArgumentParser) -> None:
-    """Each (sub)command's parser as its ``parser`` default (the deepest one parsed wins):
-    the one a command's errors name (``craits bench engine: error: …``)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in dict.fromkeys(action.choices.values()):  # aliases share a parser
-                child.set_defaults(parser=child)
-                _name_parsers(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
