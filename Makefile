@@ -156,6 +156,7 @@ test-snippets: $(STAMP)
 # inside craits), built from links under build/ by tests/package_tree.py.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) tests/package_tree.py > /dev/null
 	cd build/package-tree && $(abspath $(VENV))/bin/lint-imports --config ../../pyproject.toml
 	cd build/package-tree && $(abspath $(VENV))/bin/mypy --config-file ../../pyproject.toml craits_env craits

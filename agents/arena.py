@@ -53,8 +53,13 @@ class Table:
     def run(self) -> int:
         """Seated agents act until an outside seat must act or the game ends; decisions made."""
         made = 0
-        agents, to_act, view, apply, on_move = (self.agents, self.to_act, self.view, self.apply,
-                                                self.on_move)  # fmt: skip
+        agents, to_act, view, apply, on_move = (
+            self.agents,
+            self.to_act,
+            self.view,
+            self.apply,
+            self.on_move,
+        )
         while (p := to_act()) is not None:
             agent = agents[p]
             if agent is None:
@@ -94,11 +99,14 @@ def engine_table(
     def describe(seat: int, action: object) -> str:
         legal = ", ".join(action_str(a) for a in game.legal_actions())
         phase = PHASE_NAMES[game.phase]
-        return (f"in hand {game.hand_index + 1}, decision {game.hand_decisions + 1}, phase "
-                f"{phase}; legal: {legal}")  # fmt: skip
+        return (
+            f"in hand {game.hand_index + 1}, decision {game.hand_decisions + 1}, phase "
+            f"{phase}; legal: {legal}"
+        )
 
-    return Table(agents, to_act, views.__getitem__, apply or public.apply, on_move, describe,
-                 names, context)  # fmt: skip
+    return Table(
+        agents, to_act, views.__getitem__, apply or public.apply, on_move, describe, names, context
+    )
 
 
 def play_game(

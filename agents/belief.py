@@ -94,9 +94,12 @@ class PastInferences:
     __slots__ = ("_drawn", "_no_count", "_no_wild", "_void")
 
     def __init__(
-        self, void: list[list[int | None]], no_wild: list[int | None],
-        no_count: list[int | None], drawn: tuple[int, ...],
-    ) -> None:  # fmt: skip
+        self,
+        void: list[list[int | None]],
+        no_wild: list[int | None],
+        no_count: list[int | None],
+        drawn: tuple[int, ...],
+    ) -> None:
         self._void, self._no_wild, self._no_count, self._drawn = void, no_wild, no_count, drawn
 
     def _since(self, base: int | None, seat: int) -> int | None:
@@ -144,9 +147,13 @@ class PastView:
     attributes that the heuristic bots read), in a world where its hand was ``hand``."""
 
     def __init__(
-        self, step: PublicStep, hand: list[int], legal: tuple[int, ...], view: SeatView,
+        self,
+        step: PublicStep,
+        hand: list[int],
+        legal: tuple[int, ...],
+        view: SeatView,
         tracker: PastInferences,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.seat = step.seat
         self.hand = hand
         self.legal_actions = legal
@@ -206,9 +213,13 @@ class PolicyBelief:
     """
 
     def __init__(
-        self, model: str = "expert", temperature: float = 1.0, epsilon: float = 0.1,
-        oversample: int = 4, limit: int = 512,
-    ) -> None:  # fmt: skip
+        self,
+        model: str = "expert",
+        temperature: float = 1.0,
+        epsilon: float = 0.1,
+        oversample: int = 4,
+        limit: int = 512,
+    ) -> None:
         if model not in MODELS:
             raise ValueError(f"model: got {model!r}, allowed one of {', '.join(MODELS)}")
         if not temperature > 0 or not 0 < epsilon <= 1 or oversample < 1 or limit < 1:
@@ -241,8 +252,10 @@ class PolicyBelief:
     @property
     def identity(self) -> str:
         """The belief's settings, for an agent's identity."""
-        return (f"belief({self.model},T={self.temperature:g},eps={self.epsilon:g},"
-                f"x{self.oversample},<={self.limit})")  # fmt: skip
+        return (
+            f"belief({self.model},T={self.temperature:g},eps={self.epsilon:g},"
+            f"x{self.oversample},<={self.limit})"
+        )
 
     # -- the worlds --------------------------------------------------------------------
 

@@ -92,8 +92,14 @@ class GamePlayer:
         n = config.players
         specs = seats_of(self._lineups[task.lineup], task.rotation)
         dealer, orders, reshuffle_seed = deal_cards(config, task.deal)
-        game = Game(n, config.rules, dealer=dealer, deals=orders,
-                    rng=np.random.default_rng(reshuffle_seed), record=self.record)  # fmt: skip
+        game = Game(
+            n,
+            config.rules,
+            dealer=dealer,
+            deals=orders,
+            rng=np.random.default_rng(reshuffle_seed),
+            record=self.record,
+        )
         public = PublicGame(game)
         agents = []
         agent_seeds = []
@@ -104,12 +110,22 @@ class GamePlayer:
             agents.append(agent)
         recorder = None
         if self.record:
-            meta = {"source": "craits tournament", "key": task.key, "deal": task.deal,
-                    "tournament_seed": config.seed, "agent_seeds": agent_seeds}  # fmt: skip
+            meta = {
+                "source": "craits tournament",
+                "key": task.key,
+                "deal": task.deal,
+                "tournament_seed": config.seed,
+                "agent_seeds": agent_seeds,
+            }
             recorder = GameRecorder(game, specs, meta=meta, apply=public.apply)
-        table = engine_table(game, agents, public=public, names=specs,
-                             apply=None if recorder is None else recorder.apply,
-                             context=f" in game {task.key} (deal {task.deal})")  # fmt: skip
+        table = engine_table(
+            game,
+            agents,
+            public=public,
+            names=specs,
+            apply=None if recorder is None else recorder.apply,
+            context=f" in game {task.key} (deal {task.deal})",
+        )
         try:
             decisions = table.run()
         except IllegalAction as e:  # the engine refused it and changed nothing
@@ -147,7 +163,6 @@ def play_here(
     player = GamePlayer(config, record)
     for c in chunks:
         yield [player.play(GameTask(*t)) for t in c]
-
 
 
 def _chunks(tasks: list[GameTask], size: int) -> Iterator[Chunk]:

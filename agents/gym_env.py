@@ -91,8 +91,9 @@ class CraitsGymEnv(gymnasium.Env):
             opponents = [opponents] * (n - 1)
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: got {len(opponents)}, need {n - 1} for {n} players")
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < n):  # fmt: skip
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+        ):
             raise ValueError(f"seat: got {seat!r}, allowed None or a seat from 0 to {n - 1}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(

@@ -214,9 +214,20 @@ class _Table:
     """The public facts one play decision reads, gathered once."""
 
     __slots__ = (
-        "danger", "direction", "draw_self", "face", "jack_run", "me", "n", "nxt", "prv",
-        "seven_next", "sizes", "threat", "view",
-    )  # fmt: skip
+        "danger",
+        "direction",
+        "draw_self",
+        "face",
+        "jack_run",
+        "me",
+        "n",
+        "nxt",
+        "prv",
+        "seven_next",
+        "sizes",
+        "threat",
+        "view",
+    )
 
     def __init__(self, view: SeatView, threat_table: Sequence[float], draw_self: float) -> None:
         self.view = view
@@ -565,9 +576,11 @@ class ExpertAgent(TacticianAgent):
         self._per_rank = per_rank
         self._unseen = max(total - len(seen), 1)
         self._suit_unseen = [
-            per_suit[0] - suits(0), per_suit[1] - suits(1), per_suit[2] - suits(2),
+            per_suit[0] - suits(0),
+            per_suit[1] - suits(1),
+            per_suit[2] - suits(2),
             per_suit[3] - suits(3),
-        ]  # fmt: skip
+        ]
         self._wild_unseen = per_rank[_EIGHT] + per_rank[_NINE] - suits(4)
         self._counter_unseen = per_rank[_A] + per_rank[_TWO] - ranks.count(_A) - ranks.count(_TWO)
 

@@ -113,10 +113,15 @@ class PolicyNet(nn.Module):
         For acting one decision at a time (agents, tournaments): a few matrix-vector
         products in numpy cost a fraction of a batch-of-one torch call.
         """
-        layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-                  for m in self.trunk if isinstance(m, nn.Linear)]  # fmt: skip
-        head = (self.policy.weight.detach().cpu().numpy().copy(),
-                self.policy.bias.detach().cpu().numpy().copy())  # fmt: skip
+        layers = [
+            (m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+            for m in self.trunk
+            if isinstance(m, nn.Linear)
+        ]
+        head = (
+            self.policy.weight.detach().cpu().numpy().copy(),
+            self.policy.bias.detach().cpu().numpy().copy(),
+        )
         return mlp_policy(layers, head, self.activation)
 
     def spec(self) -> dict[str, Any]:

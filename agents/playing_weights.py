@@ -206,9 +206,13 @@ class PlayingWeightsAgent(PPOAgent):
         weights = _load(path)
         self.path = path
         self.seed = seed
-        self.meta = {"num_players": weights.meta["num_players"], "rules": weights.meta["rules"],
-                     "observation": weights.meta["observation"], "digest": weights.meta["digest"],
-                     **weights.meta["source"]}  # fmt: skip
+        self.meta = {
+            "num_players": weights.meta["num_players"],
+            "rules": weights.meta["rules"],
+            "observation": weights.meta["observation"],
+            "digest": weights.meta["digest"],
+            **weights.meta["source"],
+        }
         self._logits = weights.logits()
         self._obs_size = weights.obs_size
         self._belief = weights.meta["observation"] == "belief"

@@ -87,8 +87,14 @@ class Progress:
         if self.live:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, initial=self.done, unit=unit, desc=what or None,
-                             dynamic_ncols=True, file=self.stream)  # fmt: skip
+            self._bar = tqdm(
+                total=total,
+                initial=self.done,
+                unit=unit,
+                desc=what or None,
+                dynamic_ncols=True,
+                file=self.stream,
+            )
         elif enabled and self.done < total:
             self._say(self.line())
 
@@ -101,7 +107,8 @@ class Progress:
             if note:
                 self._bar.set_postfix_str(note, refresh=False)
         elif self.enabled and (
-            not self.finished if self.done >= self.total
+            not self.finished
+            if self.done >= self.total
             else self._said_at is None or self.clock() - self._said_at >= self.every
         ):
             self._say(self.line())
@@ -139,8 +146,9 @@ class Ticks:
     :class:`Progress`, made at its first call; ``enabled=False``: shows nothing. A context
     manager: leaving it closes the bar."""
 
-    def __init__(self, what: str, unit: str = "game", *, enabled: bool = True,
-                 **options: Any) -> None:  # fmt: skip
+    def __init__(
+        self, what: str, unit: str = "game", *, enabled: bool = True, **options: Any
+    ) -> None:
         self.what, self.unit, self.enabled, self.options = what, unit, enabled, options
         self.progress: Progress | None = None
 

@@ -63,13 +63,38 @@ def to_markdown(summary: dict[str, Any], title: str, command: str | None = None)
 def to_csv(summary: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["spec", "games", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score",
-                "mean_score_lo", "mean_score_hi", "mean_hand_points", "mean_hand_points_lo",
-                "mean_hand_points_hi", "rating_mu", "rating_sigma"])  # fmt: skip
+    w.writerow(
+        [
+            "spec",
+            "games",
+            "win_rate",
+            "win_rate_lo",
+            "win_rate_hi",
+            "mean_score",
+            "mean_score_lo",
+            "mean_score_hi",
+            "mean_hand_points",
+            "mean_hand_points_lo",
+            "mean_hand_points_hi",
+            "rating_mu",
+            "rating_sigma",
+        ]
+    )
     for a in summary["agents"]:
-        w.writerow([a["spec"], a["games"], a["win_rate"], *a["win_rate_ci"], a["mean_score"],
-                    *a["mean_score_ci"], a["mean_hand_points"], *a["mean_hand_points_ci"],
-                    a["rating_mu"], a["rating_sigma"]])  # fmt: skip
+        w.writerow(
+            [
+                a["spec"],
+                a["games"],
+                a["win_rate"],
+                *a["win_rate_ci"],
+                a["mean_score"],
+                *a["mean_score_ci"],
+                a["mean_hand_points"],
+                *a["mean_hand_points_ci"],
+                a["rating_mu"],
+                a["rating_sigma"],
+            ]
+        )
     return buf.getvalue()
 
 
@@ -108,8 +133,10 @@ def tournament_figure(summary: dict[str, Any], title: str, players: int, rules: 
     names = [a["spec"] for a in agents]
     y = np.arange(len(agents))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 1.2 + 0.5 * len(agents)), sharey=True)
-    for ax, key, label in ((ax1, "mean_score", "mean game score (lower is better)"),
-                           (ax2, "win_rate", "win rate")):  # fmt: skip
+    for ax, key, label in (
+        (ax1, "mean_score", "mean game score (lower is better)"),
+        (ax2, "win_rate", "win rate"),
+    ):
         values = np.array([a[key] for a in agents])
         ci = np.array([a[f"{key}_ci"] for a in agents])
         err = np.abs(ci.T - values)
@@ -157,6 +184,8 @@ def learning_table(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     ]
     for label, r, bold in (("untrained", before, ""), ("trained", after, "**")):
         lo, hi = r["win_rate_ci"]
-        rows.append(f"| {label} | {r['episodes']} | {bold}{r['win_rate']:.3f} [{lo:.3f}, "
-                    f"{hi:.3f}]{bold} | {r['mean_score']:.1f} |")  # fmt: skip
+        rows.append(
+            f"| {label} | {r['episodes']} | {bold}{r['win_rate']:.3f} [{lo:.3f}, "
+            f"{hi:.3f}]{bold} | {r['mean_score']:.1f} |"
+        )
     return rows

@@ -182,9 +182,20 @@ def _copy_root(st: Any, cd: Any) -> None:
 
 @entry
 def play_rollouts(
-    st: Any, cd: Any, p: Any, sizes: Any, deck: Any, owners: Any, cards: Any, actions: Any,
-    seat: int, hand: int, others: float, max_decisions: int, values: Any,
-) -> bool:  # fmt: skip
+    st: Any,
+    cd: Any,
+    p: Any,
+    sizes: Any,
+    deck: Any,
+    owners: Any,
+    cards: Any,
+    actions: Any,
+    seat: int,
+    hand: int,
+    others: float,
+    max_decisions: int,
+    values: Any,
+) -> bool:
     """``values[k, i]`` := the rollout value of ``actions[i]`` on sample ``k`` (``cards[k]``
     dealt to ``owners``), every rollout drawing from the work row's generator in turn;
     ``False`` (values incomplete) as soon as one is not exact in float64."""
@@ -285,8 +296,17 @@ class Rollouts:
             raise ValueError("owners: the sample's hand sizes or stock size differ from the root's")
         rows.load_state(st, WORK, generator_state)
         out = np.empty((cards.shape[0], acts.shape[0]), np.float64)
-        exact = play_rollouts(*self._state.arrays(), owners, cards, acts, seat, self._hand,
-                              float(others), max_decisions, out)  # fmt: skip
+        exact = play_rollouts(
+            *self._state.arrays(),
+            owners,
+            cards,
+            acts,
+            seat,
+            self._hand,
+            float(others),
+            max_decisions,
+            out,
+        )
         if not exact:
             return None, dict(generator_state)
         return out, rows.export_state(st, WORK)

@@ -40,10 +40,23 @@ def _is_open(left: Any, s: int, level: int, num_bounds: Any) -> bool:
 
 @inner
 def _deal_constrained(
-    gen: Any, constrained: Any, sizes: Any, offsets: Any, levels: Any, bounds: Any,
-    num_bounds: Any, stock_size: int, out: Any, k: int, filled: Any, stock: Any,
-    order: Any, left: Any, free: Any, opened: Any,
-) -> int:  # fmt: skip
+    gen: Any,
+    constrained: Any,
+    sizes: Any,
+    offsets: Any,
+    levels: Any,
+    bounds: Any,
+    num_bounds: Any,
+    stock_size: int,
+    out: Any,
+    k: int,
+    filled: Any,
+    stock: Any,
+    order: Any,
+    left: Any,
+    free: Any,
+    opened: Any,
+) -> int:
     """``hidden_cards._deal_constrained`` into ``out[k]`` (each seat's cards from
     ``offsets[s]``, ``filled[s]`` of them) and ``stock[0]``; the stock's length, or -1 if
     stuck."""
@@ -91,9 +104,17 @@ def _deal_constrained(
 
 @entry
 def deal_samples(
-    gen: Any, unseen: Any, constrained: Any, free_cards: Any, sizes: Any, levels: Any,
-    bounds: Any, num_bounds: Any, attempts: int, out: Any,
-) -> None:  # fmt: skip
+    gen: Any,
+    unseen: Any,
+    constrained: Any,
+    free_cards: Any,
+    sizes: Any,
+    levels: Any,
+    bounds: Any,
+    num_bounds: Any,
+    attempts: int,
+    out: Any,
+) -> None:
     """``out[k]`` := ``sample_hidden``'s ``k``-th sample from the generator in row 0 of
     ``gen`` (advanced; :func:`~craits_env.vector.rng.generator_row`): the hands of the seats
     of ``sizes`` (in order, each in the order dealt), then the stock (next card first).
@@ -116,9 +137,24 @@ def deal_samples(
         stock_len = -1
         tries = attempts if constrained.shape[0] > 0 else 0
         for _ in range(tries):
-            stock_len = _deal_constrained(gen, constrained, sizes, offsets, levels, bounds,
-                                          num_bounds, stock_size, out, k, filled, stock, order,
-                                          left, free, opened)  # fmt: skip
+            stock_len = _deal_constrained(
+                gen,
+                constrained,
+                sizes,
+                offsets,
+                levels,
+                bounds,
+                num_bounds,
+                stock_size,
+                out,
+                k,
+                filled,
+                stock,
+                order,
+                left,
+                free,
+                opened,
+            )
             if stock_len >= 0:
                 break
         if stock_len >= 0:
@@ -169,8 +205,17 @@ def compiled_samples(
             num_bounds[i] = len(chain.left)
     out = np.zeros((count, len(unseen)), np.int64)
     gen = generator_row(rng.bit_generator.state)
-    deal_samples(gen, np.array(unseen, np.int64), np.array(constrained, np.int64),
-                 np.array(free_cards, np.int64), np.array([sizes[s] for s in seats], np.int64),
-                 levels, bounds, num_bounds, attempts, out)  # fmt: skip
+    deal_samples(
+        gen,
+        np.array(unseen, np.int64),
+        np.array(constrained, np.int64),
+        np.array(free_cards, np.int64),
+        np.array([sizes[s] for s in seats], np.int64),
+        levels,
+        bounds,
+        num_bounds,
+        attempts,
+        out,
+    )
     rng.bit_generator.state = export_state(gen, _GEN)
     return out

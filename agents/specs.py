@@ -94,8 +94,11 @@ def _heuristic(name: str) -> Factory:
     def make(arg: str, seed: int | None) -> Agent:
         from . import heuristics
 
-        cls = {"greedy": heuristics.GreedyAgent, "tactician": heuristics.TacticianAgent,
-               "expert": heuristics.ExpertAgent}[name]  # fmt: skip
+        cls = {
+            "greedy": heuristics.GreedyAgent,
+            "tactician": heuristics.TacticianAgent,
+            "expert": heuristics.ExpertAgent,
+        }[name]
         return _no_argument(cls, name)(arg, seed)
 
     return make
@@ -167,8 +170,10 @@ def register(name: str, make: Factory, summary: str = "", argument: str = "") ->
     ``name`` must be a word without ``:`` that is not a built-in spec.
     """
     if not name or ":" in name or name in BUILTIN:
-        raise ValueError(f"register: got name {name!r}; allowed a word without ':', not one of "
-                         f"{', '.join(BUILTIN)}")  # fmt: skip
+        raise ValueError(
+            f"register: got name {name!r}; allowed a word without ':', not one of "
+            f"{', '.join(BUILTIN)}"
+        )
     _TABLE[name] = SpecEntry(name, make, argument, summary)
 
 

@@ -53,9 +53,11 @@ def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
         )
     old, new = stored.get("agents", []), wanted["agents"]
     if old != new:
-        return (f"{head}: its agents are {', '.join(map(str, old))}; this tournament's are "
-                f"{', '.join(new)} (an overwritten checkpoint or a new bot version is another "
-                f"agent); {tail}")  # fmt: skip
+        return (
+            f"{head}: its agents are {', '.join(map(str, old))}; this tournament's are "
+            f"{', '.join(new)} (an overwritten checkpoint or a new bot version is another "
+            f"agent); {tail}"
+        )
     keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
     if keys:
         return f"{head} (other {', '.join(keys)}); {tail}"

@@ -249,8 +249,11 @@ def _first_use_in_subprocess(num_players: int, rules: Rules, cache_dir: str) -> 
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     out = subprocess.run(
         [sys.executable, "-c", code, str(num_players), json.dumps(rules.to_dict())],
-        env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -56,8 +56,9 @@ class CardText:
 
     def __init__(self, symbols: bool = True) -> None:
         self.suits = SUIT_SYMBOLS if symbols else SUIT_CHARS
-        self._strs = tuple(RANK_CHARS[RANK_OF[c]] + self.suits[SUIT_OF[c]]
-                           for c in range(NUM_CARDS))  # fmt: skip
+        self._strs = tuple(
+            RANK_CHARS[RANK_OF[c]] + self.suits[SUIT_OF[c]] for c in range(NUM_CARDS)
+        )
 
     def card(self, c: int) -> str:
         return self._strs[c]

@@ -144,8 +144,10 @@ def _parse_play(s: str, raw: str, game: Game, seat: int, legal: tuple[int, ...])
     if card in legal:
         return card
     if game.phase == PHASE_COUNT:
-        why = (f"the count is on ({game.count}): only an ace or a two, or draw "
-               f"{plural(game.count, 'card')}")  # fmt: skip
+        why = (
+            f"the count is on ({game.count}): only an ace or a two, or draw "
+            f"{plural(game.count, 'card')}"
+        )
     else:
         top = game.discard[-1]
         why = (
@@ -234,8 +236,9 @@ def table_lines(game: Game, seat: int, labels: Sequence[str], text: CardText) ->
     else:
         moves_list = [f"{text.card(c)} ({hand.index(c) + 1})" for c in legal if c < NUM_CARDS]
         if DRAW in legal:
-            moves_list.append(f"draw {plural(game.count, 'card')}" if phase == PHASE_COUNT
-                              else "draw")  # fmt: skip
+            moves_list.append(
+                f"draw {plural(game.count, 'card')}" if phase == PHASE_COUNT else "draw"
+            )
         what = (
             "the count: play an ace or a two, or take it" if phase == PHASE_COUNT else "your turn"
         )
@@ -281,8 +284,9 @@ class PlaySession:
         self.invalid_in_a_row = 0
         self.text = CardText()
         self.record_path = record
-        self.table = HumanTable(opponents, seat=seat, seed=self.seed, rules=rules,
-                                source="craits play", text=self.text)  # fmt: skip
+        self.table = HumanTable(
+            opponents, seat=seat, seed=self.seed, rules=rules, source="craits play", text=self.text
+        )
         self.table.on_told = self._told
         self.seat = seat
         self.seats = self.table.seats
@@ -330,8 +334,10 @@ class PlaySession:
                     return self._stop(stop.why)
                 except IllegalAction as e:  # the engine refused it: nothing changed
                     p = e.seat
-                    term.say(f"error: bot {self.seats[p]} (player_{p}) failed: illegal action "
-                             f"{e.action} {e.position}")  # fmt: skip
+                    term.say(
+                        f"error: bot {self.seats[p]} (player_{p}) failed: illegal action "
+                        f"{e.action} {e.position}"
+                    )
                     return 1
                 except Exception as e:  # a faulty bot ends the game, not the program
                     term.say(f"error: bot {self.seats[p]} (player_{p}) failed: {e}")
@@ -430,6 +436,7 @@ def play_game(
     returns the exit status. ``interactive``: see the module docstring (default: both
     streams are terminals). Bad arguments raise ``ValueError``."""
     term = Terminal(output or sys.stdout, input or sys.stdin, color)
-    session = PlaySession(opponents, term, seat=seat, seed=seed, rules=rules, record=record,
-                          interactive=interactive)  # fmt: skip
+    session = PlaySession(
+        opponents, term, seat=seat, seed=seed, rules=rules, record=record, interactive=interactive
+    )
     return session.run()

@@ -38,8 +38,10 @@ def show_replay(
     """Replay the record file ``path`` (see the module docstring); returns 0."""
 
     def torn(line: int) -> None:
-        terminal.say(f"note: {os.fspath(path)} line {line} was cut short by an interrupted "
-                     "write and is skipped")  # fmt: skip
+        terminal.say(
+            f"note: {os.fspath(path)} line {line} was cut short by an interrupted "
+            "write and is skipped"
+        )
 
     if game is None:
         records = list(read_records(path, verify=False, on_torn=torn))
@@ -57,8 +59,9 @@ def show_replay(
     for i, (line, record) in enumerate(read_records(path, verify=False, on_torn=torn), 1):
         if i == game:
             return _show_one(path, line, record, terminal, step)
-    raise RecordError(f"{os.fspath(path)}: there is no game {game} (the file holds "
-                      f"{plural(i, 'game')})")  # fmt: skip
+    raise RecordError(
+        f"{os.fspath(path)}: there is no game {game} (the file holds {plural(i, 'game')})"
+    )
 
 
 def _check(path: str | os.PathLike[str], line: int, record: dict[str, Any]) -> Game:

@@ -140,8 +140,9 @@ class HumanTable:
         """The arena's table: the bots act through :meth:`decide` until the person's turn,
         each reset with :func:`bot_seed` before its move."""
         agents = [None if a is None else _Reseeded(a, self, s) for s, a in enumerate(self.agents)]
-        return engine_table(self.game, agents, public=self.public, apply=self.decide,
-                            names=self.seats)  # fmt: skip
+        return engine_table(
+            self.game, agents, public=self.public, apply=self.decide, names=self.seats
+        )
 
     def record(self) -> dict[str, Any]:
         """The game record so far (:mod:`craits_env.records`)."""

@@ -72,8 +72,14 @@ class Terminal:
             except ImportError:  # the color extra is not installed: plain text
                 wanted = False
             else:
-                self._console = Console(file=output, force_terminal=True, color_system="auto",
-                                        highlight=False, soft_wrap=True, emoji=False)  # fmt: skip
+                self._console = Console(
+                    file=output,
+                    force_terminal=True,
+                    color_system="auto",
+                    highlight=False,
+                    soft_wrap=True,
+                    emoji=False,
+                )
         self.color = wanted
 
     def _fit(self, text: str) -> str:

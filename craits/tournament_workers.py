@@ -71,8 +71,9 @@ def ray_tasks(address: str | None) -> Executor:
             raise TournamentError("--ray needs Ray: pip install 'craits[ray]'") from None
         started_here = not ray.is_initialized()
         if started_here:
-            localray.init(address, include_dashboard=False, log_to_driver=False,
-                          ignore_reinit_error=True)  # fmt: skip
+            localray.init(
+                address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
+            )
         try:
             config_dict = config.to_dict()
 
@@ -118,5 +119,4 @@ def run_tournament(
         executor = process_pool(workers)
     else:
         executor = play_here
-    return run_games(config, out, progress=progress, chunk=chunk, record=record,
-                     executor=executor)  # fmt: skip
+    return run_games(config, out, progress=progress, chunk=chunk, record=record, executor=executor)

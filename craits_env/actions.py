@@ -81,11 +81,14 @@ def parse_action(text: str | int) -> int:
         return CALL_BASE + SUIT_CHARS.index(s)
     if s.isdigit():  # true for "²" and "٣" too: only ASCII digits are an id (int("٣") == 3)
         if not s.isascii():
-            raise ValueError(f"invalid action {text!r:.60}: an action id is written in "
-                             f"digits 0-9, 0 to {NUM_ACTIONS - 1}")  # fmt: skip
+            raise ValueError(
+                f"invalid action {text!r:.60}: an action id is written in "
+                f"digits 0-9, 0 to {NUM_ACTIONS - 1}"
+            )
         if len(s) > MAX_ACTION_ID_DIGITS:
-            raise ValueError(f"invalid action id of {len(s)} digits: expected 0 to "
-                             f"{NUM_ACTIONS - 1}")  # fmt: skip
+            raise ValueError(
+                f"invalid action id of {len(s)} digits: expected 0 to {NUM_ACTIONS - 1}"
+            )
         return parse_action(int(s))
     try:
         return parse_card(s)

@@ -26,8 +26,9 @@ class GameCopies(GameState):
     @property
     def idiot_pending(self) -> list[bool]:
         """Deprecated name of ``one_card_penalty_pending`` (removed in the next release)."""
-        warnings.warn("Game.idiot_pending is now one_card_penalty_pending", DeprecationWarning,
-                      stacklevel=2)  # fmt: skip
+        warnings.warn(
+            "Game.idiot_pending is now one_card_penalty_pending", DeprecationWarning, stacklevel=2
+        )
         return self.one_card_penalty_pending
 
     def __setstate__(self, state: Any) -> None:

@@ -112,13 +112,17 @@ def game_over_infos(
     """Every agent's last ``info``: ``winners`` (seats), ``scores`` (per seat) and its ``place``
     (1 = the lowest total; ties share the better place), as the Gym view's last info."""
     return {
-        a: {"winners": list(winners), "scores": list(scores),
-            "place": 1 + sum(s < scores[i] for s in scores)}
+        a: {
+            "winners": list(winners),
+            "scores": list(scores),
+            "place": 1 + sum(s < scores[i] for s in scores),
+        }
         for i, a in enumerate(agents)
-    }  # fmt: skip
+    }
 
 
 BACKENDS = ("python", "vector")  # the engine.py Game, or craits_env.vector (compiled)
+
 
 class ActionSpace(spaces.Discrete):
     """``Discrete(59)`` whose ``contains`` answers a plain ``int`` without numpy (every step)."""
@@ -165,9 +169,17 @@ class raw_env(EnvState, AECEnv, EzPickle):
         track_public: bool = False,
         backend: str = "python",
     ) -> None:
-        EzPickle.__init__(self, num_players, rules, render_mode, reward=reward,
-                          auto_forced=auto_forced, max_steps=max_steps,
-                          track_public=track_public, backend=backend)  # fmt: skip
+        EzPickle.__init__(
+            self,
+            num_players,
+            rules,
+            render_mode,
+            reward=reward,
+            auto_forced=auto_forced,
+            max_steps=max_steps,
+            track_public=track_public,
+            backend=backend,
+        )
         super().__init__()
         n = check_num_players(num_players)
         rules = Rules() if rules is None else rules

@@ -174,9 +174,14 @@ class EnvState:
             raise ValueError(f"state['agents']: got {_short(agents)}, allowed distinct agent names")
         per_agent = {
             key: _per_agent(state[key], key, agents, kind)
-            for key, kind in (("rewards", float), ("cumulative_rewards", float),
-                              ("terminations", bool), ("truncations", bool), ("infos", dict))
-        }  # fmt: skip
+            for key, kind in (
+                ("rewards", float),
+                ("cumulative_rewards", float),
+                ("terminations", bool),
+                ("truncations", bool),
+                ("infos", dict),
+            )
+        }
         for key, allowed in (("agent_selection", False), ("skip_agent_selection", True)):
             name = state[key]
             if name not in self.possible_agents and not (allowed and name is None):

@@ -75,10 +75,16 @@ class Dealt(NamedTuple):
     kind: str = "deal"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "hand_index": self.hand_index, "dealer": self.dealer,
-                "direction": self.direction, "hand_size": self.hand_size,
-                "hands": _hands(self.hands), "starter": CARD_STRS[self.starter],
-                "order": _strs(self.order)}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "hand_index": self.hand_index,
+            "dealer": self.dealer,
+            "direction": self.direction,
+            "hand_size": self.hand_size,
+            "hands": _hands(self.hands),
+            "starter": CARD_STRS[self.starter],
+            "order": _strs(self.order),
+        }
 
 
 class Played(NamedTuple):
@@ -124,8 +130,13 @@ class Drew(NamedTuple):
     kind: str = "draw"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "seat": self.seat, "number": self.number,
-                "cards": _strs(self.cards), "reason": self.reason}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "seat": self.seat,
+            "number": self.number,
+            "cards": _strs(self.cards),
+            "reason": self.reason,
+        }
 
 
 class Reshuffled(NamedTuple):
@@ -139,9 +150,14 @@ class Reshuffled(NamedTuple):
     kind: str = "reshuffle"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "seat": self.seat, "pressure": self.pressure,
-                "cost": self.cost, "cards": _strs(self.cards),
-                "order": _strs(self.order)}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "seat": self.seat,
+            "pressure": self.pressure,
+            "cost": self.cost,
+            "cards": _strs(self.cards),
+            "order": _strs(self.order),
+        }
 
 
 class Skipped(NamedTuple):
@@ -190,10 +206,16 @@ class HandScored(NamedTuple):
     kind: str = "hand_end"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "hand_index": self.hand_index, "reason": self.reason,
-                "hands": _hands(self.hands), "went_out": list(self.went_out),
-                "points": list(self.points), "scores": list(self.scores),
-                "shuffle_pressures": list(self.shuffle_pressures)}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "hand_index": self.hand_index,
+            "reason": self.reason,
+            "hands": _hands(self.hands),
+            "went_out": list(self.went_out),
+            "points": list(self.points),
+            "scores": list(self.scores),
+            "shuffle_pressures": list(self.shuffle_pressures),
+        }
 
 
 class GameOver(NamedTuple):
@@ -383,8 +405,10 @@ def event_from_dict(data: Any) -> Event:
     missing = sorted(names - set(data))
     unknown = sorted(str(k) for k in set(data) - names - {"kind"})
     if missing or unknown:
-        raise ValueError(f"{kind} event: missing key(s) {missing}, unknown key(s) {unknown}; "
-                         f"allowed: kind, {', '.join(name for name, _ in readers)}")  # fmt: skip
+        raise ValueError(
+            f"{kind} event: missing key(s) {missing}, unknown key(s) {unknown}; "
+            f"allowed: kind, {', '.join(name for name, _ in readers)}"
+        )
     values = [read(data[name], f"{kind} event[{name!r}]") for name, read in readers]
     event: Event = EVENT_TYPES[kind](*values)
     return event

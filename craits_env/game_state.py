@@ -87,7 +87,7 @@ class GameState:
         "shuffle_pressures",
         "start_events",
         "went_out",
-    )  # fmt: skip
+    )
     rules: Rules
     num_players: int
     hand_index: int

@@ -143,10 +143,17 @@ class HandCycle(GameState):
             self.scores[s] += card_points
             points.append(card_points + self._hand_penalties[s])
         self.hand_points.append(tuple(points))
-        self._events.append(HandScored(
-            self.hand_index, reason, tuple(map(tuple, self.hands)), tuple(went_out),
-            tuple(points), tuple(self.scores), tuple(self.shuffle_pressures),
-        ))  # fmt: skip
+        self._events.append(
+            HandScored(
+                self.hand_index,
+                reason,
+                tuple(map(tuple, self.hands)),
+                tuple(went_out),
+                tuple(points),
+                tuple(self.scores),
+                tuple(self.shuffle_pressures),
+            )
+        )
         self.hand_index += 1
         if rules.dealer_follows_direction and self.direction == -1:
             self.dealer = (self.dealer - 1) % self.num_players
@@ -172,8 +179,10 @@ class HandCycle(GameState):
         """Refill the stock of reshuffle ``index`` of hand ``hand_index`` in the order ``order``
         (next card first) instead of drawing it from the generator."""
         if hand_index < 0 or index < 0:
-            raise ValueError(f"schedule_reshuffle: got hand {hand_index}, reshuffle {index}, "
-                             "allowed indices >= 0")  # fmt: skip
+            raise ValueError(
+                f"schedule_reshuffle: got hand {hand_index}, reshuffle {index}, "
+                "allowed indices >= 0"
+            )
         rows = [list(r) for r in self._script_reshuffles]
         rows += [[] for _ in range(hand_index + 1 - len(rows))]
         row = rows[hand_index][:index]

@@ -152,12 +152,18 @@ class ObservationEncoder:
         # The scalar fields must be contiguous for the two slice writes of encode().
         names = [f.name for f in FIELDS]
         assert names[names.index("extra_play") : names.index("opponents") + 1] == [
-            "extra_play", "king_cards_left", "count", "jack_run", "direction",
-            "own_status", "opponents",
-        ]  # fmt: skip
+            "extra_play",
+            "king_cards_left",
+            "count",
+            "jack_run",
+            "direction",
+            "own_status",
+            "opponents",
+        ]
         assert names[names.index("stock_size") : names.index("hand_progress") + 1] == [
-            "stock_size", "hand_progress",
-        ]  # fmt: skip
+            "stock_size",
+            "hand_progress",
+        ]
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` (float32, length ``self.size``).

@@ -186,8 +186,11 @@ class SeatView(Mapping[str, np.ndarray]):
     @property
     def penalty_pending(self) -> list[bool]:
         """Deprecated name of :attr:`one_card_penalty_pending` (removed in the next release)."""
-        warnings.warn("SeatView.penalty_pending is now one_card_penalty_pending",
-                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        warnings.warn(
+            "SeatView.penalty_pending is now one_card_penalty_pending",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.one_card_penalty_pending
 
     @property

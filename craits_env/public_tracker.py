@@ -81,10 +81,21 @@ class PublicStep(NamedTuple):
 def public_step(game: Game, action: int) -> PublicStep:
     """The :class:`PublicStep` of ``action``, the current player's decision in ``game`` (taken
     before it is applied)."""
-    return PublicStep(game.current_player, game.phase, action, game.discard[-1],
-                      game.active_suit, game.count, game.direction,
-                      tuple(len(h) for h in game.hands), tuple(game.drawn), tuple(game.discard),
-                      game.extra_play, game.king_left, game.jack_run)  # fmt: skip
+    return PublicStep(
+        game.current_player,
+        game.phase,
+        action,
+        game.discard[-1],
+        game.active_suit,
+        game.count,
+        game.direction,
+        tuple(len(h) for h in game.hands),
+        tuple(game.drawn),
+        tuple(game.discard),
+        game.extra_play,
+        game.king_left,
+        game.jack_run,
+    )
 
 
 class PublicTracker:
@@ -186,9 +197,14 @@ class PublicTracker:
             self._learn(p, first.reason, game.active_suit, base)
 
     def observe_action(
-        self, seat: int, phase: int, suit: int, base: int, action: int,
+        self,
+        seat: int,
+        phase: int,
+        suit: int,
+        base: int,
+        action: int,
         step: PublicStep | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Take what one decision showed publicly, for a game whose ``apply`` tells no events
         (the batched engine's view of one game, :mod:`craits_env.vector`): ``seat``'s
         ``action`` in ``phase``, with the active ``suit`` and its draw counter before it."""
@@ -242,8 +258,10 @@ class PublicTracker:
                 f"tracker state['hand_index']: got {_short(state['hand_index'])}, "
                 f"allowed the game's hand index {self._game.hand_index}"
             )
-        void = [_bases(b, f"tracker state['void_base'][{s}]", 4)
-                for s, b in enumerate(_rows(state["void_base"], "void_base", n))]  # fmt: skip
+        void = [
+            _bases(b, f"tracker state['void_base'][{s}]", 4)
+            for s, b in enumerate(_rows(state["void_base"], "void_base", n))
+        ]
         no_wild = _bases(state["no_wild_base"], "tracker state['no_wild_base']", n)
         no_count = _bases(state["no_count_base"], "tracker state['no_count_base']", n)
         played = []

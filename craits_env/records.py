@@ -132,8 +132,7 @@ class GameRecorder:
     def _take(self, events: Sequence[Event]) -> None:
         for e in events:
             if isinstance(e, Dealt) and e.order is not None:
-                self._hands.append({"deal": _card_strs(e.order), "reshuffles": [],
-                                    "decisions": []})  # fmt: skip
+                self._hands.append({"deal": _card_strs(e.order), "reshuffles": [], "decisions": []})
             elif isinstance(e, Reshuffled) and e.cards and e.order is not None:
                 self._hands[-1]["reshuffles"].append(_card_strs(e.order))
 
@@ -297,11 +296,7 @@ def _check_hand(hand: Any, h: int, n: int) -> None:
     if not isinstance(decisions, list):
         raise RecordError(f"hand {h}: decisions: expected a list of [player, action] pairs")
     for k, d in enumerate(decisions, 1):
-        if (
-            not _int_list(d, 2)
-            or not 0 <= d[0] < n
-            or not 0 <= d[1] < NUM_ACTIONS
-        ):  # fmt: skip
+        if not _int_list(d, 2) or not 0 <= d[0] < n or not 0 <= d[1] < NUM_ACTIONS:
             raise RecordError(
                 f"hand {h}, decision {k}: expected [player 0-{n - 1}, action id "
                 f"0-{NUM_ACTIONS - 1}], got {d!r}"

@@ -437,8 +437,10 @@ class GameSnapshots(GameState):
         if "resume" in s:
             self._resume(s["resume"], deck)
 
-        for key, derived in (("legal_actions", list(self.legal_actions())),
-                             ("winners", self.winners() if over else None)):  # fmt: skip
+        for key, derived in (
+            ("legal_actions", list(self.legal_actions())),
+            ("winners", self.winners() if over else None),
+        ):
             if s[key] != derived:
                 _fail(k(key), s[key], f"what the state gives, {_short(derived)}")
 

@@ -114,9 +114,11 @@ class OracleSampler:
         share = np.bincount(slot_loc, minlength=len(sizes) + 1).astype(float)
         share /= share.sum()
         self.bits.append(
-            (score(pool, slot_loc, true_loc, share, unseen), score(rows, slot_loc, true_loc,
-                                                                    share, unseen))
-        )  # fmt: skip
+            (
+                score(pool, slot_loc, true_loc, share, unseen),
+                score(rows, slot_loc, true_loc, share, unseen),
+            )
+        )
         return BeliefSample(rows, np.full(n, 1.0 / n), ess, k)
 
 
@@ -160,10 +162,13 @@ def play(args: tuple[str, int, int, int, tuple[int, ...], int]) -> dict[str, Any
         beta: float | str = "shown" if variant == "shown" else float(variant.split("=")[1])
         oracle = OracleSampler(truth, beta)
     # champion-search:N (make_champion_search), its worlds from the oracle where one is set.
-    search = PIMCAgent(simulations, seed=seeds[seat], prior=make_champion("", seeds[seat]),
-                       sampler=oracle)  # fmt: skip
-    agents = [search if s == seat else make_agent("expert", seed=seeds[s], num_players=4,
-                                                   rules=rules) for s in range(4)]  # fmt: skip
+    search = PIMCAgent(
+        simulations, seed=seeds[seat], prior=make_champion("", seeds[seat]), sampler=oracle
+    )
+    agents = [
+        search if s == seat else make_agent("expert", seed=seeds[s], num_players=4, rules=rules)
+        for s in range(4)
+    ]
     game = Game(4, rules, rng=derive_rng(seed, deal))
     truth.game = game
     start = time.process_time()
@@ -171,11 +176,16 @@ def play(args: tuple[str, int, int, int, tuple[int, ...], int]) -> dict[str, Any
     winners = game.winners()
     bits = oracle.bits if oracle else []
     return {
-        "variant": variant, "deal": deal, "seat": seat, "score": game.scores[seat],
-        "win": (seat in winners) / len(winners), "cpu_s": time.process_time() - start,
-        "decisions": len(bits), "bits_uniform": sum(u for u, _ in bits),
+        "variant": variant,
+        "deal": deal,
+        "seat": seat,
+        "score": game.scores[seat],
+        "win": (seat in winners) / len(winners),
+        "cpu_s": time.process_time() - start,
+        "decisions": len(bits),
+        "bits_uniform": sum(u for u, _ in bits),
         "bits_worlds": sum(w for _, w in bits),
-    }  # fmt: skip
+    }
 
 
 def compact(game: dict[str, Any]) -> dict[str, Any]:
@@ -209,9 +219,14 @@ def report(games: list[dict[str, Any]], variants: list[str], title: str) -> str:
     def means(v: str, key: str) -> np.ndarray:
         return np.array([np.mean([float(g[key]) for g in per[v][d]]) for d in deals])
 
-    lines = [title, "", "| worlds | bits per hidden card (these worlds − uniform) | win rate "
-             "[95%] | mean game score [95%] | per deal − uniform: win rate | score | CPU s a "
-             "game |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        title,
+        "",
+        "| worlds | bits per hidden card (these worlds − uniform) | win rate "
+        "[95%] | mean game score [95%] | per deal − uniform: win rate | score | CPU s a "
+        "game |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for v in variants:
         mine = [g for g in games if g["variant"] == v]
         count = sum(int(g["decisions"]) for g in mine)
@@ -245,8 +260,12 @@ def spread(games: int, seed: int, betas: list[float]) -> str:
         while not game.is_over:
             p = game.current_player
             view = public.view(p)
-            if (p == 0 and len(view.legal_actions) > 1 and min(view.hand_sizes) <= 3
-                    and pick.random() < 0.3):  # fmt: skip
+            if (
+                p == 0
+                and len(view.legal_actions) > 1
+                and min(view.hand_sizes) <= 3
+                and pick.random() < 0.3
+            ):
                 n = 2048 // len(view.legal_actions)  # champion-search's worlds
                 for b in betas:
                     oracle = OracleSampler(TrueDeal(game), b)
@@ -255,9 +274,12 @@ def spread(games: int, seed: int, betas: list[float]) -> str:
                     distinct[b].append(len({tuple(r) for r in out.rows.tolist()}) / n)
                 points += 1
             public.apply(agents[p].act(view))
-    lines = [f"{points} end-of-hand decisions of {games} standard games (seeds {seed}…): "
-             "medians", "", "| beta | effective sample size ÷ candidates | distinct worlds ÷ "
-             "worlds |", "|---|---|---|"]  # fmt: skip
+    lines = [
+        f"{points} end-of-hand decisions of {games} standard games (seeds {seed}…): medians",
+        "",
+        "| beta | effective sample size ÷ candidates | distinct worlds ÷ worlds |",
+        "|---|---|---|",
+    ]
     for b in betas:
         lines.append(f"| {b:g} | {np.median(ess[b]):.3f} | {np.median(distinct[b]):.3f} |")
     return "\n".join(lines)
@@ -269,13 +291,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=3132)
     parser.add_argument("--short", action="store_true", help="the short game (hands 8…1)")
     parser.add_argument("--simulations", type=int, default=2048)
-    parser.add_argument("--variants", nargs="+", default=["uniform", "beta=0.25", "beta=0.5",
-                                                          "beta=1", "shown"])  # fmt: skip
+    parser.add_argument(
+        "--variants", nargs="+", default=["uniform", "beta=0.25", "beta=0.5", "beta=1", "shown"]
+    )
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--spread", type=int, default=0, metavar="GAMES",
-                        help="only measure how concentrated each beta's worlds are, on "
-                             "GAMES games of four expert (seeds --seed on): spread.md")  # fmt: skip
+    parser.add_argument(
+        "--spread",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="only measure how concentrated each beta's worlds are, on "
+        "GAMES games of four expert (seeds --seed on): spread.md",
+    )
     args = parser.parse_args(argv)
     if args.spread:
         betas = [float(v[5:]) for v in args.variants if v.startswith("beta=") and _number(v[5:])]
@@ -292,14 +320,20 @@ def main(argv: list[str] | None = None) -> int:
     if "uniform" not in args.variants:
         parser.error("--variants: the comparison needs 'uniform'")
     rules = Rules.short_game() if args.short else Rules()
-    jobs = [(v, d, r, args.seed, tuple(rules.hand_sizes), args.simulations)
-            for d in range(args.deals) for r in range(4) for v in args.variants]  # fmt: skip
+    jobs = [
+        (v, d, r, args.seed, tuple(rules.hand_sizes), args.simulations)
+        for d in range(args.deals)
+        for r in range(4)
+        for v in args.variants
+    ]
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         games = list(pool.imap(play, jobs, chunksize=1))
     game_name = "short game (8…1)" if args.short else "standard game"
     command = " ".join(sys.argv[1:] if argv is None else argv)
-    title = (f"`champion-search:{args.simulations}` against three `expert`, {game_name}, "
-             f"seed {args.seed}: worlds with more of the truth (`{command}`)")  # fmt: skip
+    title = (
+        f"`champion-search:{args.simulations}` against three `expert`, {game_name}, "
+        f"seed {args.seed}: worlds with more of the truth (`{command}`)"
+    )
     text = report(games, args.variants, title)
     args.out.mkdir(parents=True, exist_ok=True)
     stored = json.dumps([compact(g) for g in games], separators=(",", ":"))

@@ -145,9 +145,15 @@ def measure(
         for d in range(DECILES):
             lo, hi = d / DECILES, (d + 1) / DECILES
             sel = (pred >= lo) & ((pred < hi) if d < DECILES - 1 else (pred <= hi))
-            rows.append([lo, hi, int(sel.sum()),
-                         float(pred[sel].mean()) if sel.any() else None,
-                         float(held[sel].mean()) if sel.any() else None])  # fmt: skip
+            rows.append(
+                [
+                    lo,
+                    hi,
+                    int(sel.sum()),
+                    float(pred[sel].mean()) if sel.any() else None,
+                    float(held[sel].mean()) if sel.any() else None,
+                ]
+            )
         table[name] = rows
     gain = np.array(bits["belief"]) - np.array(bits["uniform"])
     extra: dict[str, object] = {}
@@ -159,17 +165,25 @@ def measure(
             "learned_ms_per_point": 1e3 * t_learned / points,
         }
     return {
-        "games": args.games, "seed": args.seed, "candidates": k, "points": points,
-        "belief": belief.identity, "smoothing": args.smoothing,
+        "games": args.games,
+        "seed": args.seed,
+        "candidates": k,
+        "points": points,
+        "belief": belief.identity,
+        "smoothing": args.smoothing,
         "bits_per_card": {name: float(np.mean(v)) for name, v in bits.items()},
         "gain_bits_per_card": float(gain.mean()),
         "gain_stderr": float(gain.std(ddof=1) / np.sqrt(points)),
-        "ess_mean": float(np.mean(ess)), "ess_median": float(np.median(ess)),
+        "ess_mean": float(np.mean(ess)),
+        "ess_median": float(np.median(ess)),
         "evidence_mean": float(np.mean(evidence)),
-        "ms_per_world": {"uniform": 1e3 * t_uniform / (points * k),
-                         "belief": 1e3 * t_belief / (points * k)},
-        "calibration": table, **extra,
-    }  # fmt: skip
+        "ms_per_world": {
+            "uniform": 1e3 * t_uniform / (points * k),
+            "belief": 1e3 * t_belief / (points * k),
+        },
+        "calibration": table,
+        **extra,
+    }
 
 
 def time_decisions(count: int, seed: int) -> dict[str, float]:
@@ -233,17 +247,25 @@ def paired(first: Path, second: Path) -> str:
     score = {x: np.array([np.mean([s for s, _ in per[x][d]]) for d in deals]) for x in per}
     wins = {x: np.array([np.mean([w for _, w in per[x][d]]) for d in deals]) for x in per}
     names = {"a": first.name, "b": second.name}
-    out = [f"{len(keys)} games on {len(deals)} whole deals held by both; 95% normal intervals over "
-           "deals (each deal: the mean of its rotations).", "",
-           "| | win rate | mean game score |", "|---|---|---|"]  # fmt: skip
+    out = [
+        f"{len(keys)} games on {len(deals)} whole deals held by both; 95% normal intervals over "
+        "deals (each deal: the mean of its rotations).",
+        "",
+        "| | win rate | mean game score |",
+        "|---|---|---|",
+    ]
     for x in ("a", "b"):
         w, s = interval(wins[x]), interval(score[x])
-        out.append(f"| `{names[x]}` | {w[0]:.3f} [{w[1]:.3f}, {w[2]:.3f}] | "
-                   f"{s[0]:.1f} [{s[1]:.1f}, {s[2]:.1f}] |")  # fmt: skip
+        out.append(
+            f"| `{names[x]}` | {w[0]:.3f} [{w[1]:.3f}, {w[2]:.3f}] | "
+            f"{s[0]:.1f} [{s[1]:.1f}, {s[2]:.1f}] |"
+        )
     w, s = interval(wins["a"] - wins["b"]), interval(score["a"] - score["b"])
     same = sum(a[k][1] == b[k][1] for k in keys)
-    out.append(f"| difference per deal (first − second) | {w[0]:+.3f} [{w[1]:+.3f}, {w[2]:+.3f}] "
-               f"| {s[0]:+.1f} [{s[1]:+.1f}, {s[2]:+.1f}] |")  # fmt: skip
+    out.append(
+        f"| difference per deal (first − second) | {w[0]:+.3f} [{w[1]:+.3f}, {w[2]:+.3f}] "
+        f"| {s[0]:+.1f} [{s[1]:+.1f}, {s[2]:+.1f}] |"
+    )
     out += ["", f"{same} of the {len(keys)} games ended with the same score for the searcher."]
     return "\n".join(out)
 
@@ -261,8 +283,10 @@ def markdown(r: dict) -> str:
         f"| belief | {b['belief']:.3f} | {ms['belief']:.4f} |",
     ]
     if "learned" in b:
-        out.append(f"| learned card locations | {b['learned']:.3f} | "
-                   f"{r['learned_ms_per_point']:.4f} per point |")  # fmt: skip
+        out.append(
+            f"| learned card locations | {b['learned']:.3f} | "
+            f"{r['learned_ms_per_point']:.4f} per point |"
+        )
     out += [
         "",
         f"Gain: **{r['gain_bits_per_card']:+.4f} ± {r['gain_stderr']:.4f} bits per hidden card**; "
@@ -271,8 +295,10 @@ def markdown(r: dict) -> str:
     ]
     if "learned" in b:
         gain, err = r["learned_gain_bits_per_card"], r["learned_gain_stderr"]
-        out.append(f"Learned card locations: **{gain:+.4f} ± {err:.4f} bits per hidden card** "
-                   "over uniform.")  # fmt: skip
+        out.append(
+            f"Learned card locations: **{gain:+.4f} ± {err:.4f} bits per hidden card** "
+            "over uniform."
+        )
     names = list(r["calibration"])
     out += [
         "",
@@ -304,8 +330,14 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--smoothing", type=float, default=0.02)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--time", type=int, default=0, help="only time N searched decisions")
-    parser.add_argument("--paired", type=Path, nargs=2, default=None, metavar="DIR",
-                        help="only compare two tournaments on their shared deals")  # fmt: skip
+    parser.add_argument(
+        "--paired",
+        type=Path,
+        nargs=2,
+        default=None,
+        metavar="DIR",
+        help="only compare two tournaments on their shared deals",
+    )
     return parser
 
 

@@ -157,9 +157,11 @@ def to_markdown(result: dict[str, Any], command: str) -> str:
         lines.append(
             f"Ratio to {anchor} measured in this run: {result['ratio_craits_to'][anchor]}."
         )
-    for key, label in (("state_bytes_mean", "One game state, deep size, mean"),
-                       ("state_bytes_max", "One game state, deep size, max"),
-                       ("clone_us", "`clone()` in µs")):  # fmt: skip
+    for key, label in (
+        ("state_bytes_mean", "One game state, deep size, mean"),
+        ("state_bytes_max", "One game state, deep size, max"),
+        ("clone_us", "`clone()` in µs"),
+    ):
         if key in result:
             lines.append(f"{label}: {result[key]:,}")
     lines += ["", f"Reproduce: `{command}`", ""]
@@ -276,13 +278,25 @@ def vector_markdown(result: dict[str, Any], command: str) -> str:
     ]
     targets = result["targets"]
     best = result["craits_best"]
-    rows = [(f">= {targets['decisions_per_s']:,} decisions/s (Craits' best batch)", f"{best:,.0f}",
-             best >= targets["decisions_per_s"])]  # fmt: skip
-    for name, key in (("openspiel_c8_obs", "openspiel_c8_obs"),
-                      ("pgx_leduc", "pgx_leduc (best vs best)")):  # fmt: skip
+    rows = [
+        (
+            f">= {targets['decisions_per_s']:,} decisions/s (Craits' best batch)",
+            f"{best:,.0f}",
+            best >= targets["decisions_per_s"],
+        )
+    ]
+    for name, key in (
+        ("openspiel_c8_obs", "openspiel_c8_obs"),
+        ("pgx_leduc", "pgx_leduc (best vs best)"),
+    ):
         got = ratio.get(key)
-        rows.append((f">= {targets[name]:g}x {key}", "-" if got is None else f"{got}x",
-                     got is not None and got >= targets[name]))  # fmt: skip
+        rows.append(
+            (
+                f">= {targets[name]:g}x {key}",
+                "-" if got is None else f"{got}x",
+                got is not None and got >= targets[name],
+            )
+        )
     for label, value, ok in rows:
         lines.append(f"| {label} | {value} | **{'met' if ok else 'NOT met'}** |")
     compiles = (
@@ -330,8 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.which == "vector":
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})  # one core for every contender (children inherit it)
-        result = compare_vector(args.seconds, args.rounds, args.players, args.seed,
-                                tuple(args.num_envs))  # fmt: skip
+        result = compare_vector(
+            args.seconds, args.rounds, args.players, args.seed, tuple(args.num_envs)
+        )
         result["cpu"] = cpu
         result.update(bench_vector_compile(args.players))
         result["command"] = command

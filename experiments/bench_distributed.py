@@ -145,15 +145,20 @@ def calibrate(config: TrainConfig, updates: int) -> dict[str, float]:
 
     state.rollouts.collect = timed_collect  # type: ignore[method-assign]
     update(state)
-    rows: dict[str, list[float]] = {k: [] for k in ("steps", "collect_cpu_s", "learn_cpu_s",
-                                                    "collect_wall_s", "learn_wall_s")}  # fmt: skip
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("steps", "collect_cpu_s", "learn_cpu_s", "collect_wall_s", "learn_wall_s")
+    }
     for _ in range(updates):
         c0, w0 = time.thread_time(), time.perf_counter()
         _, stats = update(state)
         cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
-        for key, value in (("steps", stats.steps), ("collect_cpu_s", clock["cpu"]),
-                           ("learn_cpu_s", cpu - clock["cpu"]), ("collect_wall_s", clock["wall"]),
-                           ("learn_wall_s", wall - clock["wall"])):  # fmt: skip
+        for key, value in (
+            ("steps", stats.steps),
+            ("collect_cpu_s", clock["cpu"]),
+            ("learn_cpu_s", cpu - clock["cpu"]),
+            ("collect_wall_s", clock["wall"]),
+            ("learn_wall_s", wall - clock["wall"]),
+        ):
             rows[key].append(value)
     state.close()
     return {k: statistics.median(v) for k, v in rows.items()}
@@ -183,8 +188,10 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         m["workers"] = rs[0]["workers"]
         m["sps_rounds"] = [round(r["sps"]) for r in rs]
         if "worker_sps" in rs[0]:
-            m["worker_sps"] = [statistics.median(r["worker_sps"][k] for r in rs)
-                               for k in range(len(rs[0]["worker_sps"]))]  # fmt: skip
+            m["worker_sps"] = [
+                statistics.median(r["worker_sps"][k] for r in rs)
+                for k in range(len(rs[0]["worker_sps"]))
+            ]
         out[mode] = m
     return out
 
@@ -229,9 +236,16 @@ def project(
     for n in PROJECTED:
         t, rollout = update_seconds(i, n, i["learn_s"])
         fast, _ = update_seconds(i, n, i["learn_s"] / FAST_LEARNER)
-        rows.append({"workers": n, "update_s": t, "rollout_s": rollout, "serial_s": t - rollout,
-                     "sps": i["steps_per_update"] / t,
-                     "sps_fast_learner": i["steps_per_update"] / fast})  # fmt: skip
+        rows.append(
+            {
+                "workers": n,
+                "update_s": t,
+                "rollout_s": rollout,
+                "serial_s": t - rollout,
+                "sps": i["steps_per_update"] / t,
+                "sps_fast_learner": i["steps_per_update"] / fast,
+            }
+        )
     for row in rows:
         row["speedup"] = row["sps"] / rows[0]["sps"]
         row["efficiency"] = row["speedup"] / row["workers"]
@@ -269,12 +283,17 @@ def to_markdown(r: dict[str, Any], command: str) -> str:
         ray = mode != LOCAL
         name = "`craits train`" if not ray else f"`--ray --workers {m['workers']}`"
         workers = " / ".join(f"{v:,.0f}" for v in m["worker_sps"]) if ray else "-"
-        extra = (f"{m['broadcast_ms']:.1f} ms | {m['gather_ms']:.1f} ms | "
-                 f"{m['policy_lag']:g}" if ray else "- | - | -")  # fmt: skip
-        lines.append(f"| {name} | {m['sps']:,.0f} ({', '.join(f'{v:,}' for v in m['sps_rounds'])})"
-                     f" | {m['sps'] / base:.2f} | {m['collect_s'] * 1e3:.0f} ms | "
-                     f"{m['learn_s'] * 1e3:.0f} ms | {workers} | {extra} | "
-                     f"{m['setup_s']:.1f} s |")  # fmt: skip
+        extra = (
+            f"{m['broadcast_ms']:.1f} ms | {m['gather_ms']:.1f} ms | {m['policy_lag']:g}"
+            if ray
+            else "- | - | -"
+        )
+        lines.append(
+            f"| {name} | {m['sps']:,.0f} ({', '.join(f'{v:,}' for v in m['sps_rounds'])})"
+            f" | {m['sps'] / base:.2f} | {m['collect_s'] * 1e3:.0f} ms | "
+            f"{m['learn_s'] * 1e3:.0f} ms | {workers} | {extra} | "
+            f"{m['setup_s']:.1f} s |"
+        )
     i, c = p["inputs"], r["compute"]
     two = s.get("ray2", {}).get("sps", float("nan"))
     lines += [
@@ -314,10 +333,12 @@ def to_markdown(r: dict[str, Any], command: str) -> str:
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in p["rows"]:
-        lines.append(f"| {row['workers']} | {row['update_s'] * 1e3:.0f} ms | "
-                     f"{row['serial_s'] * 1e3:.0f} ms | {row['sps']:,.0f} | "
-                     f"{row['speedup']:.1f} | {row['efficiency']:.0%} | "
-                     f"{row['sps_fast_learner']:,.0f} |")  # fmt: skip
+        lines.append(
+            f"| {row['workers']} | {row['update_s'] * 1e3:.0f} ms | "
+            f"{row['serial_s'] * 1e3:.0f} ms | {row['sps']:,.0f} | "
+            f"{row['speedup']:.1f} | {row['efficiency']:.0%} | "
+            f"{row['sps_fast_learner']:,.0f} |"
+        )
     lines += [
         "",
         f"**Where it stops scaling**: past about **{p['stops_scaling_at']} workers** a "
@@ -343,42 +364,80 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default=DEFAULT_CONFIG, help="a named configuration")
     p.add_argument("--steps", type=int, default=1_000_000, help="environment steps a run")
-    p.add_argument("--workers", type=int, nargs="+", default=[1, 2],
-                   help="worker counts (1 and 2 are needed for the projection)")  # fmt: skip
+    p.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="worker counts (1 and 2 are needed for the projection)",
+    )
     p.add_argument("--rounds", type=int, default=2, help="rounds of every mode, interleaved")
-    p.add_argument("--calibration-updates", type=int, default=6,
-                   help="updates timed in CPU seconds a round (for the projection)")  # fmt: skip
-    p.add_argument("--bandwidth-gbit", type=float, default=BANDWIDTH * 8 / 1e9,
-                   help="the learner's assumed network link, Gbit/s (the projection)")  # fmt: skip
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="config overrides, as craits train --set")  # fmt: skip
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="write results.md and results.json there")  # fmt: skip
+    p.add_argument(
+        "--calibration-updates",
+        type=int,
+        default=6,
+        help="updates timed in CPU seconds a round (for the projection)",
+    )
+    p.add_argument(
+        "--bandwidth-gbit",
+        type=float,
+        default=BANDWIDTH * 8 / 1e9,
+        help="the learner's assumed network link, Gbit/s (the projection)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config overrides, as craits train --set",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write results.md and results.json there",
+    )
     args = p.parse_args()
     import ray
 
     torch.set_num_threads(1)
-    config = load_config(args.config, [f"total_steps={args.steps}", "eval_every=0",
-                                       "final_eval_deals=0", "checkpoint_every=0",
-                                       *args.set])  # fmt: skip
+    config = load_config(
+        args.config,
+        [
+            f"total_steps={args.steps}",
+            "eval_every=0",
+            "final_eval_deals=0",
+            "checkpoint_every=0",
+            *args.set,
+        ],
+    )
     load_before = round(os.getloadavg()[0], 2)
-    localray.init(num_cpus=max(os.cpu_count() or 1, *args.workers), log_to_driver=False,
-                  logging_level=logging.ERROR)  # fmt: skip
+    localray.init(
+        num_cpus=max(os.cpu_count() or 1, *args.workers),
+        log_to_driver=False,
+        logging_level=logging.ERROR,
+    )
     call_s = call_seconds()
     runs, computes = [], []
     for round_ in range(args.rounds):
         computes.append(calibrate(config, args.calibration_updates))
         c = computes[-1]
-        print(f"round {round_} compute: collect {c['collect_cpu_s'] * 1e3:.0f} ms CPU "
-              f"({c['collect_wall_s'] * 1e3:.0f} wall), learn {c['learn_cpu_s'] * 1e3:.0f} ms "
-              f"CPU ({c['learn_wall_s'] * 1e3:.0f} wall) per update", flush=True)  # fmt: skip
+        print(
+            f"round {round_} compute: collect {c['collect_cpu_s'] * 1e3:.0f} ms CPU "
+            f"({c['collect_wall_s'] * 1e3:.0f} wall), learn {c['learn_cpu_s'] * 1e3:.0f} ms "
+            f"CPU ({c['learn_wall_s'] * 1e3:.0f} wall) per update",
+            flush=True,
+        )
         for workers in [None, *args.workers]:
             r = one_run(config, workers)
             r["round"] = round_
             runs.append(r)
-            print(f"round {round_} {r['mode']:>6}: {r['sps']:9,.0f} SPS, collect "
-                  f"{r['collect_s'] * 1e3:.0f} ms, learn {r['learn_s'] * 1e3:.0f} ms per update",
-                  flush=True)  # fmt: skip
+            print(
+                f"round {round_} {r['mode']:>6}: {r['sps']:9,.0f} SPS, collect "
+                f"{r['collect_s'] * 1e3:.0f} ms, learn {r['learn_s'] * 1e3:.0f} ms per update",
+                flush=True,
+            )
     ray.shutdown()
     summary = summarise(runs)
     compute = {k: statistics.median(c[k] for c in computes) for k in computes[0]}

@@ -103,8 +103,11 @@ def export(ref: str, into: Path) -> str:
     """Write the tree of ``ref`` into ``into``; its full commit id."""
     commit = subprocess.run(
         ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     archive = subprocess.run(
         ["git", "archive", commit], cwd=ROOT, check=True, capture_output=True
     ).stdout
@@ -117,9 +120,12 @@ def decisions_per_s(tree: Path, seconds: float, num_players: int, seed: int) -> 
     decisions per second of wall clock and per second of the process's CPU time."""
     out = subprocess.run(
         [sys.executable, "-c", LOOP, str(seconds), str(num_players), str(seed)],
-        cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     result = json.loads(out)
     decisions = float(result["decisions"])
     return decisions / float(result["seconds"]), decisions / float(result["cpu_seconds"])
@@ -129,13 +135,24 @@ def collected(tree: Path, games: int, num_players: int, seed: int) -> int:
     """The instructions callgrind counts from the marker of :data:`FIXED_GAMES` to the end."""
     with tempfile.TemporaryDirectory(prefix="craits-callgrind-") as folder:
         err = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--zero-before=sys_getswitchinterval",
-             f"--callgrind-out-file={folder}/out", sys.executable, "-c", FIXED_GAMES,
-             str(games), str(num_players), str(seed)],
-            cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin",
-                           "PYTHONHASHSEED": "0"},
-            check=True, capture_output=True, text=True,
-        ).stderr  # fmt: skip
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--zero-before=sys_getswitchinterval",
+                f"--callgrind-out-file={folder}/out",
+                sys.executable,
+                "-c",
+                FIXED_GAMES,
+                str(games),
+                str(num_players),
+                str(seed),
+            ],
+            cwd=tree,
+            env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stderr
     found = re.search(r"Collected : (\d+)", err)
     if found is None:
         raise RuntimeError(f"callgrind printed no count:\n{err[-2000:]}")
@@ -148,11 +165,18 @@ def instructions(tree: Path, games: int, num_players: int, seed: int) -> int:
     return collected(tree, games, num_players, seed) - collected(tree, 0, num_players, seed)
 
 
-def row(name: object, base: tuple[float, float], cur: tuple[float, float], ratio: float,
-        cpu_ratio: float) -> str:  # fmt: skip
+def row(
+    name: object,
+    base: tuple[float, float],
+    cur: tuple[float, float],
+    ratio: float,
+    cpu_ratio: float,
+) -> str:
     """One line of the table: wall-clock and CPU-time rates of both trees and their ratios."""
-    return (f"| {name} | {base[0]:,.0f} | {cur[0]:,.0f} | {ratio:.3f} | {base[1]:,.0f} "
-            f"| {cur[1]:,.0f} | {cpu_ratio:.3f} |")  # fmt: skip
+    return (
+        f"| {name} | {base[0]:,.0f} | {cur[0]:,.0f} | {ratio:.3f} | {base[1]:,.0f} "
+        f"| {cur[1]:,.0f} | {cpu_ratio:.3f} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -184,8 +208,10 @@ def main(argv: list[str] | None = None) -> None:
             current.mkdir()
             against = export(args.current, current)[:12]
         trees = [("baseline", baseline), ("current", current)]
-        say(f"baseline {commit[:12]} against {against}: {args.rounds} rounds of "
-            f"{args.seconds:g} s per tree, {args.num_players} players")  # fmt: skip
+        say(
+            f"baseline {commit[:12]} against {against}: {args.rounds} rounds of "
+            f"{args.seconds:g} s per tree, {args.num_players} players"
+        )
         say("")
         say(HEADER)
         rows = []
@@ -196,22 +222,26 @@ def main(argv: list[str] | None = None) -> None:
             base, cur = speed["baseline"], speed["current"]
             rows.append((base, cur))
             say(row(r + 1, base, cur, cur[0] / base[0], cur[1] / base[1]))
-        say(row(
-            "median",
-            (median(b[0] for b, _ in rows), median(b[1] for b, _ in rows)),
-            (median(c[0] for _, c in rows), median(c[1] for _, c in rows)),
-            median(c[0] / b[0] for b, c in rows),
-            median(c[1] / b[1] for b, c in rows),
-        ))  # fmt: skip
+        say(
+            row(
+                "median",
+                (median(b[0] for b, _ in rows), median(b[1] for b, _ in rows)),
+                (median(c[0] for _, c in rows), median(c[1] for _, c in rows)),
+                median(c[0] / b[0] for b, c in rows),
+                median(c[1] / b[1] for b, c in rows),
+            )
+        )
         if args.callgrind:
             count = {
                 name: instructions(tree, args.callgrind, args.num_players, args.seed)
                 for name, tree in trees
             }
             say("")
-            say(f"Instructions to play games 0 to {args.callgrind - 1} (callgrind): baseline "
+            say(
+                f"Instructions to play games 0 to {args.callgrind - 1} (callgrind): baseline "
                 f"{count['baseline']:,}, current {count['current']:,}; baseline / current "
-                f"{count['baseline'] / count['current']:.3f}")  # fmt: skip
+                f"{count['baseline'] / count['current']:.3f}"
+            )
     if args.markdown is not None:
         args.markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

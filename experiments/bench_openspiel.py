@@ -86,8 +86,12 @@ def playouts(game: pyspiel.Game, infostate: bool, seconds: float, r: random.Rand
             decisions += 1
         games += 1
     elapsed = time.perf_counter() - start
-    return {"decisions_per_s": decisions / elapsed, "chance_steps_per_s": chance / elapsed,
-            "games_per_s": games / elapsed, "decisions_per_game": decisions / games}  # fmt: skip
+    return {
+        "decisions_per_s": decisions / elapsed,
+        "chance_steps_per_s": chance / elapsed,
+        "games_per_s": games / elapsed,
+        "decisions_per_game": decisions / games,
+    }
 
 
 def speed(seconds: float, rounds: int, seed: int) -> dict[str, Any]:
@@ -97,8 +101,10 @@ def speed(seconds: float, rounds: int, seed: int) -> dict[str, Any]:
     for _ in range(rounds):
         for name, (_, infostate) in VARIANTS.items():
             runs[name].append(playouts(games[name], infostate, seconds, r))
-    medians = {name: {key: statistics.median(run[key] for run in rs) for key in rs[0]}
-               for name, rs in runs.items()}  # fmt: skip
+    medians = {
+        name: {key: statistics.median(run[key] for run in rs) for key in rs[0]}
+        for name, rs in runs.items()
+    }
     c8 = medians["crazy_eights"]["decisions_per_s"]
     pairs = zip(runs["crazy_eights"], runs["python_craits"], strict=True)
     per_round = [a["decisions_per_s"] / b["decisions_per_s"] for a, b in pairs]

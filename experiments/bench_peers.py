@@ -380,10 +380,19 @@ def bench_pgx_leduc(seconds: float, seed: int = 0, num_envs: int = 1024) -> Peer
     process, with this process's CPU affinity); ``None`` if pgx or JAX is not installed."""
     script = Path(__file__).resolve().parent / "bench_pgx.py"
     out = subprocess.run(
-        [sys.executable, str(script), "--seconds", str(seconds), "--seed", str(seed),
-         "--num-envs", str(num_envs)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(script),
+            "--seconds",
+            str(seconds),
+            "--seed",
+            str(seed),
+            "--num-envs",
+            str(num_envs),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode == 3:
         return None
     if out.returncode != 0:

@@ -80,20 +80,24 @@ def main(argv: list[str] | None = None) -> int:
     jax.block_until_ready(seen)
     elapsed = time.perf_counter() - start
     decisions = calls * scan * batch
-    print(json.dumps({
-        "name": "pgx_leduc",
-        "version": metadata.version("pgx"),
-        "jax": metadata.version("jax"),
-        "num_envs": batch,
-        "scan": scan,
-        "obs_size": int(state.observation.shape[-1]),
-        "steps": decisions,
-        "games": None,
-        "seconds": elapsed,
-        "steps_per_s": decisions / elapsed,
-        "compile_s": compile_s,
-        "cpus": sorted(os.sched_getaffinity(0)),
-    }))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "name": "pgx_leduc",
+                "version": metadata.version("pgx"),
+                "jax": metadata.version("jax"),
+                "num_envs": batch,
+                "scan": scan,
+                "obs_size": int(state.observation.shape[-1]),
+                "steps": decisions,
+                "games": None,
+                "seconds": elapsed,
+                "steps_per_s": decisions / elapsed,
+                "compile_s": compile_s,
+                "cpus": sorted(os.sched_getaffinity(0)),
+            }
+        )
+    )
     return 0
 
 

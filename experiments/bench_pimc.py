@@ -136,8 +136,7 @@ def time_rollouts(views: list[SeatView], prepared: list[Any], engine: str) -> tu
             cards, own = np.array(rows, np.int64), np.array(owners, np.int64)
             start = time.perf_counter()
             tables[key].load(roots[0])
-            out, _ = tables[key].values(cards, own, legal, view.seat,
-                                        rng.bit_generator.state)  # fmt: skip
+            out, _ = tables[key].values(cards, own, legal, view.seat, rng.bit_generator.state)
             total += time.perf_counter() - start
             assert out is not None
             values = out.tolist()
@@ -184,8 +183,13 @@ def paired_differences(games_path: Path, a: str, b: str, seed: int = 0) -> dict[
     rng = np.random.default_rng(seed)
     boot = rng.choice(means, (BOOTSTRAP, means.size)).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return {"a": a, "b": b, "deals": int(means.size), "mean": float(means.mean()),
-            "ci": [float(lo), float(hi)]}  # fmt: skip
+    return {
+        "a": a,
+        "b": b,
+        "deals": int(means.size),
+        "mean": float(means.mean()),
+        "ci": [float(lo), float(hi)],
+    }
 
 
 def ladder_markdown(results_path: Path, bench: dict[str, Any] | None) -> str:
@@ -202,9 +206,11 @@ def ladder_markdown(results_path: Path, bench: dict[str, Any] | None) -> str:
     order += ("pimc", wide_spec)
     table, holds = report(results, order)
     games = results_path.parent / "games.jsonl"
-    pairs = [paired_differences(games, wide_spec, "pimc"),
-             paired_differences(games, "pimc", "expert"),
-             paired_differences(games, wide_spec, "expert")]  # fmt: skip
+    pairs = [
+        paired_differences(games, wide_spec, "pimc"),
+        paired_differences(games, "pimc", "expert"),
+        paired_differences(games, wide_spec, "expert"),
+    ]
     cfg = results["config"]
     w, p = agents[wide_spec], agents["pimc"]
     above = w["mean_score"] < p["mean_score"]
@@ -238,15 +244,17 @@ def ladder_markdown(results_path: Path, bench: dict[str, Any] | None) -> str:
         f"A {cfg['players']}-player duplicate tournament of {cfg['deals']:,} deals (seed "
         f"{cfg['seed']}, schedule `{cfg.get('schedule', 'all')}`, {results['games']:,} "
         f"games, every agent at every table); the short game (hands "
-        f"{', '.join(map(str, cfg['rules']['hand_sizes']))}), default rules otherwise."
-        + timing,
+        f"{', '.join(map(str, cfg['rules']['hand_sizes']))}), default rules otherwise." + timing,
         "",
         "Mean game score: lower is better; 95% intervals: percentile bootstrap over deals.",
         "",
         table,
         "",
-        ("Every neighbour is ordered with separated intervals." if holds else
-         "Not every neighbour is ordered with separated intervals (see the last column)."),
+        (
+            "Every neighbour is ordered with separated intervals."
+            if holds
+            else "Not every neighbour is ordered with separated intervals (see the last column)."
+        ),
         "",
         verdict_marginal,
         "",
@@ -254,7 +262,7 @@ def ladder_markdown(results_path: Path, bench: dict[str, Any] | None) -> str:
         "",
         "| paired difference of mean game score (per game) | deals | mean [95% CI] |",
         "|---|---:|---|",
-    ]  # fmt: skip
+    ]
     for d in pairs:
         lines.append(
             f"| `{d['a']}` − `{d['b']}` | {d['deals']} | {d['mean']:+.2f} {list_ci(d['ci'])} |"
@@ -340,8 +348,9 @@ def main(argv: list[str] | None = None) -> int:
             for name, bot in check.items():
                 check_ms[name].append(1000 * time_decisions(views, bot)[0])
         med = {n: statistics.median(v) for n, v in check_ms.items()}
-        checks.append({"n": n_equal, "ms": med, "raw": check_ms,
-                       "ratio": med["compiled"] / med["python"]})  # fmt: skip
+        checks.append(
+            {"n": n_equal, "ms": med, "raw": check_ms, "ratio": med["compiled"] / med["python"]}
+        )
         if abs(checks[-1]["ratio"] - 1) <= TOLERANCE:
             break
         n_equal = max(ROUND_TO, round(n_equal / checks[-1]["ratio"] / ROUND_TO) * ROUND_TO)

@@ -43,8 +43,9 @@ PARTS = ("env", "encode", "forward", "update")
 
 
 def make_learner(config_name: str, backend: str, games: int, seed: int) -> TrainingState:
-    config = load_config(config_name, [f"backend={backend}", f"num_games={games}",
-                                       f"seed={seed}", "device=cpu"])  # fmt: skip
+    config = load_config(
+        config_name, [f"backend={backend}", f"num_games={games}", f"seed={seed}", "device=cpu"]
+    )
     return TrainingState(config, torch.device("cpu"), f"bench-{backend}-{games}")
 
 
@@ -78,28 +79,44 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             t["updates"] += args.updates
             for k in PARTS:
                 t[k] += seconds[k]
-            print(f"round {r + 1} {v[0]} {v[1]}: {steps / sum(seconds.values()):,.0f} steps/s",
-                  flush=True)  # fmt: skip
+            print(
+                f"round {r + 1} {v[0]} {v[1]}: {steps / sum(seconds.values()):,.0f} steps/s",
+                flush=True,
+            )
     rows = []
     for (backend, games), t in totals.items():
         busy = sum(t[k] for k in PARTS)
-        rows.append({
-            "backend": backend, "num_games": games, "steps": t["steps"], "updates": t["updates"],
-            "sps": t["steps"] / busy, "steps_per_update": t["steps"] / t["updates"],
-            "seconds": {k: round(t[k], 3) for k in PARTS},
-            "share": {k: t[k] / busy for k in PARTS},
-        })  # fmt: skip
+        rows.append(
+            {
+                "backend": backend,
+                "num_games": games,
+                "steps": t["steps"],
+                "updates": t["updates"],
+                "sps": t["steps"] / busy,
+                "steps_per_update": t["steps"] / t["updates"],
+                "seconds": {k: round(t[k], 3) for k in PARTS},
+                "share": {k: t[k] / busy for k in PARTS},
+            }
+        )
     sps = {(r["backend"], r["num_games"]): r["sps"] for r in rows}
     for r in rows:
         r["vs_python_same_games"] = r["sps"] / sps["python", r["num_games"]]
         r["vs_python_default"] = r["sps"] / sps["python", BASELINE_GAMES]
     return {
-        "config": args.config, "seed": args.seed, "warmup_updates": args.warmup,
-        "timed_updates": args.updates * args.rounds, "rounds": args.rounds, "rows": rows,
-        "torch_threads": torch.get_num_threads(), "python": platform.python_version(),
-        "torch": torch.__version__, "machine": platform.machine(), "cpu_count": os.cpu_count(),
-        "load_average": round(os.getloadavg()[0], 2), "date": time.strftime("%Y-%m-%d"),
-    }  # fmt: skip
+        "config": args.config,
+        "seed": args.seed,
+        "warmup_updates": args.warmup,
+        "timed_updates": args.updates * args.rounds,
+        "rounds": args.rounds,
+        "rows": rows,
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "load_average": round(os.getloadavg()[0], 2),
+        "date": time.strftime("%Y-%m-%d"),
+    }
 
 
 def to_markdown(r: dict[str, Any], command: str) -> str:
@@ -139,14 +156,25 @@ def to_markdown(r: dict[str, Any], command: str) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default="selfplay_4p", help="a named configuration")
-    p.add_argument("--num-games", type=int, nargs="+", default=[128, 1024], metavar="N",
-                   help="games stepped together (each run on both backends)")  # fmt: skip
+    p.add_argument(
+        "--num-games",
+        type=int,
+        nargs="+",
+        default=[128, 1024],
+        metavar="N",
+        help="games stepped together (each run on both backends)",
+    )
     p.add_argument("--warmup", type=int, default=40, help="untimed updates per variant")
     p.add_argument("--updates", type=int, default=10, help="timed updates per variant and round")
     p.add_argument("--rounds", type=int, default=3, help="interleaved timed rounds")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="write results.md and results.json there")  # fmt: skip
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write results.md and results.json there",
+    )
     args = p.parse_args()
     for name in ("warmup", "updates", "rounds"):
         if getattr(args, name) < (0 if name == "warmup" else 1):

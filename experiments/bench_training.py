@@ -35,9 +35,16 @@ from craits_env.fileio import atomic_write_text
 
 
 def bench(config_name: str, steps: int, overrides: list[str]) -> dict[str, Any]:
-    config = load_config(config_name, [f"total_steps={steps}", "eval_every=0",
-                                       "final_eval_deals=0", "checkpoint_every=0",
-                                       *overrides])  # fmt: skip
+    config = load_config(
+        config_name,
+        [
+            f"total_steps={steps}",
+            "eval_every=0",
+            "final_eval_deals=0",
+            "checkpoint_every=0",
+            *overrides,
+        ],
+    )
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         result = train(config, out=Path(tmp) / "run", progress=False, echo=lambda s: None)
@@ -79,16 +86,22 @@ def to_markdown(r: dict[str, Any], command: str) -> str:
         "| where the time goes | seconds | share |",
         "|---|---:|---:|",
     ]
-    labels = {"env": "environment: engine, bots, rewards, bookkeeping",
-              "encode": "encoding observations and masks",
-              "forward": "network forward passes and sampling",
-              "update": "PPO update (GAE, epochs, optimiser)"}  # fmt: skip
+    labels = {
+        "env": "environment: engine, bots, rewards, bookkeeping",
+        "encode": "encoding observations and masks",
+        "forward": "network forward passes and sampling",
+        "update": "PPO update (GAE, epochs, optimiser)",
+    }
     for k, label in labels.items():
         lines.append(f"| {label} | {seconds[k]:.1f} | {share[k]:.1%} |")
-    lines += ["", f"Peak resident memory of the process: {r['peak_rss_mb']} MB. The machine has "
-              f"{r['cpu_count']} cores; its 1-minute load average at the end was "
-              f"{r['load_average']} (other work shares it).", "",
-              f"Reproduce: `{command}`"]  # fmt: skip
+    lines += [
+        "",
+        f"Peak resident memory of the process: {r['peak_rss_mb']} MB. The machine has "
+        f"{r['cpu_count']} cores; its 1-minute load average at the end was "
+        f"{r['load_average']} (other work shares it).",
+        "",
+        f"Reproduce: `{command}`",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -96,11 +109,21 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default=DEFAULT_CONFIG, help="a named configuration")
     p.add_argument("--steps", type=int, default=2_000_000, help="environment steps to run")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="config overrides, as craits train --set")  # fmt: skip
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config overrides, as craits train --set",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--md", type=Path, default=None, metavar="FILE",
-                   help="also write the result as Markdown (and JSON beside it)")  # fmt: skip
+    p.add_argument(
+        "--md",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the result as Markdown (and JSON beside it)",
+    )
     args = p.parse_args()
     r = bench(args.config, args.steps, args.set)
     if args.md:
@@ -110,8 +133,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(r))
         return
-    print(f"{r['config']} {' '.join(args.set)}: {r['steps']:,} environment steps, "
-          f"{r['updates']} updates, {r['torch_threads']} torch thread(s)")  # fmt: skip
+    print(
+        f"{r['config']} {' '.join(args.set)}: {r['steps']:,} environment steps, "
+        f"{r['updates']} updates, {r['torch_threads']} torch thread(s)"
+    )
     print(f"  SPS (collect + learn): {r['sps']:,}   wall, setup included: {r['sps_wall']:,}")
     for k, v in r["seconds"].items():
         print(f"  {k:>8}: {v:8.1f} s  {r['share'][k]:6.1%}")

@@ -69,25 +69,36 @@ RESULTS = REPO / "experiments" / "results" / "web"
 def thinking_main(args: argparse.Namespace, command: str) -> int:
     """``--thinking``: one run, stored under its label beside the others."""
     config = Thinking(
-        thinkers=args.thinkers, opponents=tuple(args.opponents.split(",")),
-        hand_sizes=tuple(int(x) for x in args.hand_sizes.split(",")) if args.hand_sizes
-        else None, seconds=args.seconds, warmup=args.warmup, bot_workers=args.bot_workers,
-        seed=args.seed)  # fmt: skip
+        thinkers=args.thinkers,
+        opponents=tuple(args.opponents.split(",")),
+        hand_sizes=tuple(int(x) for x in args.hand_sizes.split(",")) if args.hand_sizes else None,
+        seconds=args.seconds,
+        warmup=args.warmup,
+        bot_workers=args.bot_workers,
+        seed=args.seed,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         if args.server_commit:
             root = Path(tmp) / "tree"
             root.mkdir()
-            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.server_commit],
-                                     capture_output=True, check=True).stdout  # fmt: skip
+            archive = subprocess.run(
+                ["git", "-C", str(REPO), "archive", args.server_commit],
+                capture_output=True,
+                check=True,
+            ).stdout
             subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
             tree = args.server_commit
         else:
             root = (args.server_root or REPO).resolve()
             tree = git_tree(root)
         run = thinking(config, root, tree)
-    run = {"date": time.strftime("%Y-%m-%d %H:%M"),
-           "machine": f"{platform.machine()}, CPython {platform.python_version()}",
-           "command": command, "config": asdict(config), **run}  # fmt: skip
+    run = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, CPython {platform.python_version()}",
+        "command": command,
+        "config": asdict(config),
+        **run,
+    }
     path = args.out / "bench_web_thinking.json"
     runs = json.loads(path.read_text())["runs"] if path.exists() else {}
     runs[args.label] = run
@@ -189,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     t.add_argument("--label", default="after", help="the run's name in the results")
     args = p.parse_args(argv)
-    command = " ".join(["python experiments/bench_web.py",
-                        *(argv if argv is not None else sys.argv[1:])])  # fmt: skip
+    command = " ".join(
+        ["python experiments/bench_web.py", *(argv if argv is not None else sys.argv[1:])]
+    )
     return thinking_main(args, command) if args.thinking else load_main(args, command)
 
 

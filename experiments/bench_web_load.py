@@ -41,8 +41,11 @@ class Config:
 
 
 def request_body(config: Config, seed: int) -> dict[str, Any]:
-    return {"opponents": list(config.opponents), "seed": seed,
-            "rules": {"hand_sizes": list(config.hand_sizes)}}  # fmt: skip
+    return {
+        "opponents": list(config.opponents),
+        "seed": seed,
+        "rules": {"hand_sizes": list(config.hand_sizes)},
+    }
 
 
 # ----------------------------------------------------------------------------- the anchor
@@ -50,8 +53,9 @@ def request_body(config: Config, seed: int) -> dict[str, Any]:
 
 async def _in_process(config: Config) -> list[float]:
     thinkers = Thinkers(0)  # the bots in a thread of this process, as craits serve's 0 workers
-    store = SessionStore(GameDatabase(MEMORY), thinkers,
-                         StoreLimits(client_games=0, client_think=0))  # fmt: skip
+    store = SessionStore(
+        GameDatabase(MEMORY), thinkers, StoreLimits(client_games=0, client_think=0)
+    )
     ms: list[float] = []
     try:
         for i in range(config.sequential_games):
@@ -117,8 +121,9 @@ async def play(
     view = r.json()
     while not view["game_over"]:
         action = rng.choice(view["legal"])["action"]
-        r = await timed(t.move, http.post(f"/api/games/{gid}/actions",
-                                          json={"token": token, "action": action}))  # fmt: skip
+        r = await timed(
+            t.move, http.post(f"/api/games/{gid}/actions", json={"token": token, "action": action})
+        )
         if r.status_code != 200:
             t.errors.append(f"{r.status_code} {r.text}")
             break
@@ -188,5 +193,9 @@ def check_restart(url: str, saved: list[tuple[str, list[int]]]) -> dict[str, Any
         key = saved[0][0]
         frames = http.get("/api/records/replay", params={"file": key, "game": 1}).json()["frames"]
         replays = frames[-1]["scores"] == saved[0][1]
-    return {"saved": len(saved), "listed_after_restart": listed, "scores_match": same,
-            "first_replays": replays}  # fmt: skip
+    return {
+        "saved": len(saved),
+        "listed_after_restart": listed,
+        "scores_match": same,
+        "first_replays": replays,
+    }

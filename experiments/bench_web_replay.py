@@ -58,8 +58,9 @@ def long_game(hands: int, players: int, seed: int) -> dict[str, Any]:
     public = PublicGame(game)
     recorder = GameRecorder(game, ["random"] * players, seed=seed, apply=public.apply)
     agents = [RandomAgent() for _ in range(players)]
-    play_game(game, agents, [seed * 100 + s for s in range(players)], public=public,
-              apply=recorder.apply)  # fmt: skip
+    play_game(
+        game, agents, [seed * 100 + s for s in range(players)], public=public, apply=recorder.apply
+    )
     return recorder.record()
 
 
@@ -95,8 +96,9 @@ def collector_seconds(run: Callable[[], object]) -> float:
     return spent[0]
 
 
-def _time_seat(client: Any, key: str, record: dict[str, Any], seat: int | None,
-               repeats: int) -> tuple[list[float], float]:  # fmt: skip
+def _time_seat(
+    client: Any, key: str, record: dict[str, Any], seat: int | None, repeats: int
+) -> tuple[list[float], float]:
     """The frames' median seconds (wall, CPU) and the collector's part of one run, the
     encoding's median seconds, the request's (wall, CPU), and the MB sent."""
     body = {"file": key, "game": 1, **game_frames(record, seat)}
@@ -150,11 +152,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.profile:
             profile(record, args.profile)
             return 0
-        print(f"{args.hands} hands, {args.players} players, {decisions:,} decisions; "
-              f"median of {args.repeats}; CPython {platform.python_version()}")  # fmt: skip
-        print("\n| seat | frames s (all) | frames CPU s | collector s | encoding s (all) | "
-              "request s (first page) | its CPU s | request s (a middle page) | "
-              "all frames MB |")  # fmt: skip
+        print(
+            f"{args.hands} hands, {args.players} players, {decisions:,} decisions; "
+            f"median of {args.repeats}; CPython {platform.python_version()}"
+        )
+        print(
+            "\n| seat | frames s (all) | frames CPU s | collector s | encoding s (all) | "
+            "request s (first page) | its CPU s | request s (a middle page) | "
+            "all frames MB |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for seat in (None, 0):
             seconds, size = _time_seat(client, listed["key"], record, seat, args.repeats)

@@ -25,8 +25,13 @@ REPO = Path(__file__).resolve().parent.parent
 URL_LINE = re.compile(r"serving (http://\S+?)/ ")
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
-CAPS_OFF = ("--client-rate", "--client-games", "--client-connections", "--client-held",
-            "--client-think")  # fmt: skip
+CAPS_OFF = (
+    "--client-rate",
+    "--client-games",
+    "--client-connections",
+    "--client-held",
+    "--client-think",
+)
 """``craits serve``'s per-client caps, each turned off by 0 (those a tree knows are passed)."""
 
 
@@ -34,10 +39,14 @@ def percentiles(ms: list[float]) -> dict[str, float]:
     if not ms:
         return {"n": 0}
     a = np.array(ms)
-    return {"n": len(ms), "p50_ms": round(float(np.percentile(a, 50)), 2),
-            "p95_ms": round(float(np.percentile(a, 95)), 2),
-            "p99_ms": round(float(np.percentile(a, 99)), 2),
-            "max_ms": round(float(a.max()), 2), "mean_ms": round(float(a.mean()), 2)}  # fmt: skip
+    return {
+        "n": len(ms),
+        "p50_ms": round(float(np.percentile(a, 50)), 2),
+        "p95_ms": round(float(np.percentile(a, 95)), 2),
+        "p99_ms": round(float(np.percentile(a, 99)), 2),
+        "max_ms": round(float(a.max()), 2),
+        "mean_ms": round(float(a.mean()), 2),
+    }
 
 
 # ----------------------------------------------------------------------------- the server
@@ -52,9 +61,15 @@ def tree_env(root: Path) -> dict[str, str]:
 
 def serve_flags(root: Path) -> set[str]:
     """The options the ``craits serve`` of the tree ``root`` knows (from its ``--help``)."""
-    out = subprocess.run([sys.executable, "-m", "craits", "serve", "--help"], cwd=root,
-                         env=tree_env(root), capture_output=True, text=True, timeout=120,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "craits", "serve", "--help"],
+        cwd=root,
+        env=tree_env(root),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     return set(re.findall(r"--[a-z][a-z-]*", out))
 
 
@@ -76,8 +91,9 @@ def warm_search(root: Path) -> float:
     """Compile (or load) the search of the tree ``root`` before its server starts, so that
     a warm-up is not a compilation (as the thinkers of ``craits serve`` warm up); seconds."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", WARM_SEARCH], cwd=root, env=tree_env(root),
-                   check=True, timeout=600)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-c", WARM_SEARCH], cwd=root, env=tree_env(root), check=True, timeout=600
+    )
     return round(time.perf_counter() - start, 1)
 
 
@@ -85,8 +101,20 @@ def serve_command(games_dir: Path, max_games: int, known: set[str], *extra: str)
     """``craits serve`` on a free port of 127.0.0.1, every per-client cap it knows off (one
     machine plays every game, or the load must really be there)."""
     caps = [word for flag in CAPS_OFF if flag in known for word in (flag, "0")]
-    return [sys.executable, "-m", "craits", "serve", "--port", "0", "--games", str(games_dir),
-            "--max-games", str(max_games), *caps, *extra]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "craits",
+        "serve",
+        "--port",
+        "0",
+        "--games",
+        str(games_dir),
+        "--max-games",
+        str(max_games),
+        *caps,
+        *extra,
+    ]
 
 
 @contextmanager
@@ -97,8 +125,15 @@ def server(
     group; yields its URL and process id. At the end (or on any error) the server is stopped
     with Ctrl-C, then its whole group killed (its bot processes too)."""
     # cwd=root: ``-m`` puts the working directory first on sys.path, before PYTHONPATH
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=root,
-                            env=tree_env(root), start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        cwd=root,
+        env=tree_env(root),
+        start_new_session=True,
+    )
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + START_TIMEOUT
@@ -127,8 +162,9 @@ def player_client(url: str, timeout: float, address: str | None = None) -> httpx
     connection open less long than the server does (KEEP_ALIVE), so it never sends on a
     connection the server is closing. ``address``: the loopback address it connects from
     (the server counts clients by address)."""
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1,
-                          keepalive_expiry=KEEP_ALIVE / 2)  # fmt: skip
+    limits = httpx.Limits(
+        max_connections=1, max_keepalive_connections=1, keepalive_expiry=KEEP_ALIVE / 2
+    )
     transport = httpx.AsyncHTTPTransport(local_address=address, limits=limits)
     return httpx.AsyncClient(base_url=url, timeout=timeout, transport=transport)
 
@@ -162,8 +198,13 @@ def machine_busy() -> tuple[float, float]:
     return (sum(fields) - idle) / tick, sum(fields) / tick
 
 
-def cpu_use(pid: int, before: dict[int, Any], after: dict[int, Any], seconds: float,
-            busy: tuple[tuple[float, float], tuple[float, float]]) -> dict[str, Any]:  # fmt: skip
+def cpu_use(
+    pid: int,
+    before: dict[int, Any],
+    after: dict[int, Any],
+    seconds: float,
+    busy: tuple[tuple[float, float], tuple[float, float]],
+) -> dict[str, Any]:
     """Cores each process of the server's tree used in the window (the server, its
     children), this client's, and the whole machine's."""
     tree, frontier = {pid}, [pid]
@@ -176,9 +217,17 @@ def cpu_use(pid: int, before: dict[int, Any], after: dict[int, Any], seconds: fl
     def used(q: int) -> float:
         return (after[q][1] - (before[q][1] if q in before else 0.0)) / seconds
 
-    procs = [{"pid": q, "name": after[q][3], "nice": after[q][2], "cores": round(used(q), 3),
-              "role": "server" if q == pid else "child"}
-             for q in sorted(tree) if q in after]  # fmt: skip
+    procs = [
+        {
+            "pid": q,
+            "name": after[q][3],
+            "nice": after[q][2],
+            "cores": round(used(q), 3),
+            "role": "server" if q == pid else "child",
+        }
+        for q in sorted(tree)
+        if q in after
+    ]
     me = os.getpid()
     (b0, t0), (b1, t1) = busy
     return {
@@ -193,8 +242,9 @@ def cpu_use(pid: int, before: dict[int, Any], after: dict[int, Any], seconds: fl
 
 def git_tree(root: Path) -> str:
     """``git describe --always --dirty`` of ``root``, or ``root`` itself if not a checkout."""
-    r = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"],
-                       capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        ["git", "-C", str(root), "describe", "--always", "--dirty"], capture_output=True, text=True
+    )
     return r.stdout.strip() if r.returncode == 0 else str(root)
 
 

@@ -41,8 +41,12 @@ PROBES = {
     "new_game": "POST /api/games (a new game vs expert, when one ends)",
 }
 """The second client's probes, in the order it sends them (``new_game`` only when needed)."""
-PROBE_PATHS = {"page": "/", "static": "/static/play.js", "specs": "/api/specs",
-               "records": "/api/records"}  # fmt: skip
+PROBE_PATHS = {
+    "page": "/",
+    "static": "/static/play.js",
+    "specs": "/api/specs",
+    "records": "/api/records",
+}
 TARGET_MS = 200.0
 """The p95 every probe but the probe's own move should stay under while the bots think."""
 THINKING_CLIENT = "127.0.0.1"
@@ -112,8 +116,9 @@ async def keep_thinking(http: httpx.AsyncClient, config: Thinking, i: int, t: Th
         view = (await http.get(f"/api/games/{gid}", params={"token": token})).json()
         while view["legal"]:
             action = rng.choice(view["legal"])["action"]
-            r = await http.post(f"/api/games/{gid}/actions",
-                                json={"token": token, "action": action})  # fmt: skip
+            r = await http.post(
+                f"/api/games/{gid}/actions", json={"token": token, "action": action}
+            )
             if r.status_code != 200:
                 t.errors.append(f"thinking move: {r.status_code} {r.text[:200]}")
                 return
@@ -126,8 +131,9 @@ async def keep_thinking(http: httpx.AsyncClient, config: Thinking, i: int, t: Th
             t.errors.append(f"thinking game stopped: {view.get('failed')}")
 
 
-async def new_probe_game(http: httpx.AsyncClient, config: Thinking, opponent: str, seed: int
-                         ) -> tuple[str, str, dict[str, Any]]:  # fmt: skip
+async def new_probe_game(
+    http: httpx.AsyncClient, config: Thinking, opponent: str, seed: int
+) -> tuple[str, str, dict[str, Any]]:
     r = await http.post("/api/games", json=config.body([opponent], seed))
     if r.status_code != 201:
         raise RuntimeError(f"probe POST /api/games: {r.status_code} {r.text[:200]}")
@@ -144,8 +150,7 @@ class Probed:
     errors: list[str]
 
 
-async def probe(http: httpx.AsyncClient, config: Thinking, stop: asyncio.Event,
-                p: Probed) -> None:  # fmt: skip
+async def probe(http: httpx.AsyncClient, config: Thinking, stop: asyncio.Event, p: Probed) -> None:
     """Every ``probe_every`` seconds the next kind of :data:`PROBES` in turn, until ``stop``."""
     view_id, view_token, _ = await new_probe_game(http, config, "random", config.seed + 7)
     seed = config.seed + 8
@@ -161,8 +166,11 @@ async def probe(http: httpx.AsyncClient, config: Thinking, stop: asyncio.Event,
             rng = random.Random(seed)
         if kind == "move":
             action = rng.choice(move_view["legal"])["action"]
-            req: dict[str, Any] = {"method": "POST", "url": f"/api/games/{gid}/actions",
-                                   "json": {"token": token, "action": action}}  # fmt: skip
+            req: dict[str, Any] = {
+                "method": "POST",
+                "url": f"/api/games/{gid}/actions",
+                "json": {"token": token, "action": action},
+            }
         elif kind == "new_game":
             req = {"method": "POST", "url": "/api/games", "json": config.body(["expert"], seed)}
         elif kind == "view":
@@ -196,16 +204,20 @@ async def thinking_run(url: str, pid: int, config: Thinking) -> dict[str, Any]:
             player_client(url, config.timeout, PROBE_CLIENT)
         )
         # the thinking client: one address, a connection per game (as one browser per game)
-        clients = [await stack.enter_async_context(player_client(url, config.timeout,
-                                                                 THINKING_CLIENT))
-                   for _ in range(config.thinkers)]  # fmt: skip
+        clients = [
+            await stack.enter_async_context(player_client(url, config.timeout, THINKING_CLIENT))
+            for _ in range(config.thinkers)
+        ]
         start = time.monotonic()
         prober = asyncio.create_task(probe(probe_http, config, stop, p))
-        tasks = [asyncio.create_task(keep_thinking(c, config, i, t))
-                 for i, c in enumerate(clients)]  # fmt: skip
+        tasks = [asyncio.create_task(keep_thinking(c, config, i, t)) for i, c in enumerate(clients)]
         try:
-            while (t.warm < config.thinkers and time.monotonic() - start < config.warmup
-                   and not prober.done() and not all(x.done() for x in tasks)):  # fmt: skip
+            while (
+                t.warm < config.thinkers
+                and time.monotonic() - start < config.warmup
+                and not prober.done()
+                and not all(x.done() for x in tasks)
+            ):
                 await asyncio.sleep(0.2)
             warm_s = time.monotonic() - start
             if prober.done():  # it failed setting up its games: nothing to measure
@@ -229,8 +241,7 @@ async def thinking_run(url: str, pid: int, config: Thinking) -> dict[str, Any]:
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(prober), config.timeout + 5)
             prober.cancel()
-    failed = [f"thinking: {type(e).__name__} {e}" for e in done
-              if isinstance(e, Exception)]  # fmt: skip
+    failed = [f"thinking: {type(e).__name__} {e}" for e in done if isinstance(e, Exception)]
     if prober.done() and not prober.cancelled() and prober.exception() is not None:
         failed.append(f"probe: {type(prober.exception()).__name__} {prober.exception()}")
     window = t1 - t0
@@ -273,7 +284,12 @@ def thinking(config: Thinking, root: Path, tree: str) -> dict[str, Any]:
             out = asyncio.run(thinking_run(url, pid, config))
         stderr = stderr_summary(log.read_text())
     shown = " ".join(["PYTHONPATH=TREE python", *cmd[1:]]).replace(str(games_dir), "DIR")
-    return {"tree": tree, "search_warmed_s": compile_s, "server_command": shown,
-            "caps_off": [f for f in CAPS_OFF if f in known],
-            "load_average": [load_start, round(os.getloadavg()[0], 1)], **out,
-            "server_stderr": stderr}  # fmt: skip
+    return {
+        "tree": tree,
+        "search_warmed_s": compile_s,
+        "server_command": shown,
+        "caps_off": [f for f in CAPS_OFF if f in known],
+        "load_average": [load_start, round(os.getloadavg()[0], 1)],
+        **out,
+        "server_stderr": stderr,
+    }

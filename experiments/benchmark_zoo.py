@@ -34,10 +34,23 @@ def main() -> int:
     specs = args.specs or [chosen.reference, *(s for s in chosen.zoo if s != chosen.reference)]
     for spec in specs:
         size = "search" if is_searching(spec) else "full"
-        command = [sys.executable, "-m", "craits", "evaluate", spec, "--suite", chosen.name,
-                   "--size", size, "--workers", str(args.workers),
-                   "--out", str(RESULTS / chosen.name / slug(spec)),
-                   "--games", f"runs/benchmark-{chosen.name}-games"]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "craits",
+            "evaluate",
+            spec,
+            "--suite",
+            chosen.name,
+            "--size",
+            size,
+            "--workers",
+            str(args.workers),
+            "--out",
+            str(RESULTS / chosen.name / slug(spec)),
+            "--games",
+            f"runs/benchmark-{chosen.name}-games",
+        ]
         print("$", " ".join(command[1:]), flush=True)
         status = subprocess.run(command).returncode
         if status:

@@ -207,9 +207,11 @@ def learned_search(seed: int | None = None) -> PIMCAgent:
             f"{MODEL} is not committed (2.1 MB): experiments/results/README.md says how to have it"
         )
     agent = PIMCAgent(
-        SEARCH_SIMULATIONS, seed=seed, prior=make_champion("", seed),
+        SEARCH_SIMULATIONS,
+        seed=seed,
+        prior=make_champion("", seed),
         sampler=LearnedBelief(CardModel.load(MODEL)),
-    )  # fmt: skip
+    )
     agent.name = "learned-search"
     return agent
 
@@ -223,10 +225,12 @@ def train(
     torch.manual_seed(seed)
     n = PLAYERS
     net = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], width), torch.nn.ReLU(),
-        torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(x.shape[1], width),
+        torch.nn.ReLU(),
+        torch.nn.Linear(width, width),
+        torch.nn.ReLU(),
         torch.nn.Linear(width, NUM_CARDS * n),
-    )  # fmt: skip
+    )
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(x))
@@ -278,8 +282,15 @@ def main() -> int:
     log: list[dict] = []
     model = train(x, y, width=args.width, epochs=args.epochs, seed=args.seed, log=log)
     model.save(args.out / "model.npz")
-    meta = {"games": args.games, "seed": args.seed, "positions": len(x), "width": args.width,
-            "epochs": args.epochs, "collect_seconds": collected, "log": log}  # fmt: skip
+    meta = {
+        "games": args.games,
+        "seed": args.seed,
+        "positions": len(x),
+        "width": args.width,
+        "epochs": args.epochs,
+        "collect_seconds": collected,
+        "log": log,
+    }
     (args.out / "training.json").write_text(json.dumps(meta, indent=1) + "\n")
 
     sys.path.insert(0, str(Path(__file__).parent))

@@ -37,9 +37,14 @@ def table_row(results: dict[str, Any], opponent: str) -> dict[str, Any]:
     if CHAMPION not in agents or opponent not in agents:
         raise ValueError(f"results.json has {sorted(agents)}; expected {CHAMPION} and {opponent}")
     me, them = agents[CHAMPION], agents[opponent]
-    return {"me": me, "them": them, "deals": results["config"]["deals"],
-            "seed": results["config"]["seed"], "games": results["games"],
-            "command": results["command"]}  # fmt: skip
+    return {
+        "me": me,
+        "them": them,
+        "deals": results["config"]["deals"],
+        "seed": results["config"]["seed"],
+        "games": results["games"],
+        "command": results["command"],
+    }
 
 
 def ci(v: list[float], digits: int) -> str:
@@ -101,9 +106,17 @@ def report(args: argparse.Namespace) -> tuple[str, bool]:
     ]
     if args.notes:
         lines += ["", args.notes.read_text(encoding="utf-8").strip()]
-    lines += ["", "Reproduce:", "", "```bash", pimc["command"], expert["command"],
-              "python experiments/champion_report.py " + shlex.join(sys.argv[1:]),
-              "```", ""]  # fmt: skip
+    lines += [
+        "",
+        "Reproduce:",
+        "",
+        "```bash",
+        pimc["command"],
+        expert["command"],
+        "python experiments/champion_report.py " + shlex.join(sys.argv[1:]),
+        "```",
+        "",
+    ]
     return "\n".join(lines), all(checks.values())
 
 

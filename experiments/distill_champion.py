@@ -46,25 +46,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2000, help="games to collect (0: none)")
     parser.add_argument("--first", type=int, default=0, help="the first game's number")
     parser.add_argument("--seed", type=int, default=1001, help="the collection's seed")
-    parser.add_argument("--simulations", type=int, default=2048,
-                        help="rollouts per searched decision (champion-search: 2048)")
-    parser.add_argument("--opponents", nargs="+", default=["expert", "pimc"],
-                        help="game i is against three of opponents[i %% len]")
-    parser.add_argument("--sampler", choices=SAMPLERS, default="uniform",
-                        help="the search's worlds: uniform (champion-search) or belief "
-                             "(belief-search's expert-weighted belief)")
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=2048,
+        help="rollouts per searched decision (champion-search: 2048)",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["expert", "pimc"],
+        help="game i is against three of opponents[i %% len]",
+    )
+    parser.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        default="uniform",
+        help="the search's worlds: uniform (champion-search) or belief "
+        "(belief-search's expert-weighted belief)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="collecting processes")
-    parser.add_argument("--data", type=Path, nargs="*", default=[],
-                        help="samples (.npz) of earlier collections to train on too")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="samples (.npz) of earlier collections to train on too",
+    )
     parser.add_argument("--epochs", type=int, default=DistillConfig.epochs)
     parser.add_argument("--lr", type=float, default=DistillConfig.learning_rate)
     parser.add_argument("--batch-size", type=int, default=DistillConfig.batch_size)
-    parser.add_argument("--keep-weight", type=float, default=DistillConfig.keep_weight,
-                        help="weight of the decisions where the label is the policy's own")
-    parser.add_argument("--temperature", type=float, default=None,
-                        help="train searched decisions on softmax(search values / T points)")
+    parser.add_argument(
+        "--keep-weight",
+        type=float,
+        default=DistillConfig.keep_weight,
+        help="weight of the decisions where the label is the policy's own",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="train searched decisions on softmax(search values / T points)",
+    )
     parser.add_argument("--train-seed", type=int, default=DistillConfig.seed)
-    args = parser.parse_args(argv)  # fmt: skip
+    args = parser.parse_args(argv)
     if args.games < 0 or args.workers < 1 or args.first < 0:
         parser.error("--games and --first must be >= 0, --workers >= 1")
     try:

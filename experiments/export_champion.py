@@ -43,8 +43,11 @@ def export_bytes(checkpoint: str | Path = CHECKPOINT) -> bytes:
     data = load_checkpoint(checkpoint)
     spec = data["network"]
     state = data["policy"]
-    hidden = [name.removesuffix(".weight") for name in state
-              if name.startswith("trunk.") and name.endswith(".weight")]  # fmt: skip
+    hidden = [
+        name.removesuffix(".weight")
+        for name in state
+        if name.startswith("trunk.") and name.endswith(".weight")
+    ]
     if len(hidden) != len(spec["hidden_sizes"]):
         raise ValueError(
             f"checkpoint {checkpoint}: {len(hidden)} trunk layers, its spec has "
@@ -84,8 +87,11 @@ def checkpoint_from_weights(weights: str | Path = WEIGHTS) -> dict[str, Any]:
     sizes = [int(w.shape[0]) for w, _ in played.hidden]
     net = PolicyNet(played.obs_size, sizes, meta["activation"], init=False)
     state = net.state_dict()
-    linear = [name.removesuffix(".weight") for name in state
-              if name.startswith("trunk.") and name.endswith(".weight")]  # fmt: skip
+    linear = [
+        name.removesuffix(".weight")
+        for name in state
+        if name.startswith("trunk.") and name.endswith(".weight")
+    ]
     layers = [*zip(linear, played.hidden, strict=True), ("policy", played.policy)]
     for name, (w, b) in layers:
         state[f"{name}.weight"] = torch.from_numpy(np.array(w, np.float32))
@@ -93,10 +99,16 @@ def checkpoint_from_weights(weights: str | Path = WEIGHTS) -> dict[str, Any]:
     for name in ("value.weight", "value.bias"):
         state[name] = torch.zeros_like(state[name])
     net.load_state_dict(state)
-    return {"network": net.spec(), "policy": net.state_dict(),
-            "num_players": meta["num_players"], "rules": meta["rules"],
-            "observation": meta["observation"], "run_name": f"from-weights:{Path(weights).name}",
-            "global_step": 0, "update": 0}  # fmt: skip
+    return {
+        "network": net.spec(),
+        "policy": net.state_dict(),
+        "num_players": meta["num_players"],
+        "rules": meta["rules"],
+        "observation": meta["observation"],
+        "run_name": f"from-weights:{Path(weights).name}",
+        "global_step": 0,
+        "update": 0,
+    }
 
 
 def _array(tensor: Any) -> Any:
@@ -108,8 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT)
     parser.add_argument("--out", type=Path, default=WEIGHTS)
-    parser.add_argument("--to-checkpoint", type=Path, metavar="PATH",
-                        help="write a checkpoint whose policy is --weights instead")  # fmt: skip
+    parser.add_argument(
+        "--to-checkpoint",
+        type=Path,
+        metavar="PATH",
+        help="write a checkpoint whose policy is --weights instead",
+    )
     parser.add_argument("--weights", type=Path, default=WEIGHTS, help="with --to-checkpoint")
     args = parser.parse_args(argv)
     if args.to_checkpoint is not None:

@@ -54,10 +54,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", type=Path, help="a tournament's results.json")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "ladder.md")
-    ap.add_argument("--ladder", nargs="+", default=list(LADDER), metavar="SPEC",
-                    help="the expected order, weakest first (default: %(default)s)")  # fmt: skip
-    ap.add_argument("--notes", type=Path, default=None, metavar="FILE",
-                    help="Markdown inserted after the verdict (costs, context)")  # fmt: skip
+    ap.add_argument(
+        "--ladder",
+        nargs="+",
+        default=list(LADDER),
+        metavar="SPEC",
+        help="the expected order, weakest first (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--notes",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="Markdown inserted after the verdict (costs, context)",
+    )
     args = ap.parse_args(argv)
     ladder = tuple(args.ladder)
     try:
@@ -69,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     cfg = results["config"]
     hand_sizes = cfg["rules"]["hand_sizes"]
     sizes = ", ".join(map(str, hand_sizes))
-    kinds = {(8, 7, 6, 5, 4, 3, 2, 1): "the short game",
-             (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8): "the standard game"}  # fmt: skip
+    kinds = {
+        (8, 7, 6, 5, 4, 3, 2, 1): "the short game",
+        (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8): "the standard game",
+    }
     kind = kinds.get(tuple(hand_sizes), "custom schedule")
     verdict = (
         "**The ladder holds**: every pair of neighbours is ordered and their 95% confidence "

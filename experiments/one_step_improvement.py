@@ -158,14 +158,16 @@ def label_game(args: tuple[Collect, int]) -> tuple[np.ndarray, ...]:
         for a, v in action_values(public, agents, seed).items():
             q[a], mask[a] = v, True
         seat = public.game.current_player
-        rows.append((policy.features(public.views[seat]), mask, q,
-                     encode_hands(public.game, seat)))  # fmt: skip
+        rows.append((policy.features(public.views[seat]), mask, q, encode_hands(public.game, seat)))
     if not rows:  # (a game without one: a one-hand schedule at most)
         n = config.num_players
         view = PublicGame(Game(n, Rules(), rng=derive_rng(0))).views[0]
-        return (np.zeros((0, len(PPOAgent(config.checkpoint).features(view))), np.float32),
-                np.zeros((0, NUM_ACTIONS), bool), np.zeros((0, NUM_ACTIONS), np.float32),
-                np.zeros((0, hands_size(n)), np.uint8))  # fmt: skip
+        return (
+            np.zeros((0, len(PPOAgent(config.checkpoint).features(view))), np.float32),
+            np.zeros((0, NUM_ACTIONS), bool),
+            np.zeros((0, NUM_ACTIONS), np.float32),
+            np.zeros((0, hands_size(n)), np.uint8),
+        )
     f, m, q, h = zip(*rows, strict=True)
     return np.stack(f), np.stack(m), np.stack(q), np.stack(h).astype(np.uint8)
 
@@ -217,9 +219,10 @@ def collect(config: Collect, workers: int = 1) -> dict[str, np.ndarray]:
         "mask": np.concatenate([p[1] for p in parts]),
         "q": np.concatenate([p[2] for p in parts]),
         "hands": np.concatenate([p[3] for p in parts]),
-        "game": np.concatenate([np.full(len(p[0]), i) for p, (_, i) in zip(parts, jobs,
-                                                                          strict=True)]),
-    }  # fmt: skip
+        "game": np.concatenate(
+            [np.full(len(p[0]), i) for p, (_, i) in zip(parts, jobs, strict=True)]
+        ),
+    }
 
 
 def load_data(paths: Sequence[str | Path]) -> dict[str, np.ndarray]:
@@ -248,8 +251,11 @@ def _centred(v: Any, legal: Any) -> Any:
 
 
 def _mean_se(x: np.ndarray) -> list[float]:
-    return [float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x)))] if len(x) > 1 else [
-        float("nan")] * 2  # fmt: skip
+    return (
+        [float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x)))]
+        if len(x) > 1
+        else [float("nan")] * 2
+    )
 
 
 def policy_report(checkpoint: str, data: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -263,8 +269,12 @@ def policy_report(checkpoint: str, data: dict[str, np.ndarray]) -> dict[str, Any
     net, _ = load_policy(checkpoint)
     mask = data["mask"]
     with torch.no_grad():
-        logits = torch.cat([net.logits(torch.from_numpy(data["features"][i : i + 65536]))
-                            for i in range(0, len(mask), 65536)]).numpy()  # fmt: skip
+        logits = torch.cat(
+            [
+                net.logits(torch.from_numpy(data["features"][i : i + 65536]))
+                for i in range(0, len(mask), 65536)
+            ]
+        ).numpy()
     logits = np.where(mask, logits, -np.inf)
     adv = np.clip(_centred(np.nan_to_num(data["q"]), mask.astype(np.float64)), -CLIP, CLIP)
     order = np.argsort(-logits, axis=1)
@@ -370,8 +380,13 @@ def fit(
             loss.backward()
             optimizer.step()
         report["epochs"].append({"epoch": epoch + 1, **evaluate()})
-    weights = {"trunk": trunk.state_dict(), "head": head.state_dict(), "from": checkpoint,
-               "hands": hands, "activation": net.activation}  # fmt: skip
+    weights = {
+        "trunk": trunk.state_dict(),
+        "head": head.state_dict(),
+        "from": checkpoint,
+        "hands": hands,
+        "activation": net.activation,
+    }
     return weights, report
 
 
@@ -409,10 +424,14 @@ class QAgent:
         self.policy = PPOAgent(saved["from"], seed)
         # The head on its trunk is a PolicyNet whose policy head gives the values: played in
         # numpy as any policy is (PolicyNet.numpy_policy).
-        hidden = [trunk[k].shape[0] for k in sorted(trunk, key=lambda k: int(k.split(".")[0]))
-                  if k.endswith(".weight")]  # fmt: skip
-        net = PolicyNet(trunk["0.weight"].shape[1], hidden, saved.get("activation", "tanh"),
-                        init=False)  # fmt: skip
+        hidden = [
+            trunk[k].shape[0]
+            for k in sorted(trunk, key=lambda k: int(k.split(".")[0]))
+            if k.endswith(".weight")
+        ]
+        net = PolicyNet(
+            trunk["0.weight"].shape[1], hidden, saved.get("activation", "tanh"), init=False
+        )
         net.trunk.load_state_dict(trunk)
         net.policy.load_state_dict(head)
         self._values = net.numpy_policy()
@@ -471,8 +490,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "collect":
             if args.games < 1 or args.first < 0 or args.workers < 1:
                 raise ValueError("--games and --workers: at least 1; --first: 0 or more")
-            config = Collect(args.checkpoint, args.games, args.seed, tuple(args.opponents),
-                             first=args.first)  # fmt: skip
+            config = Collect(
+                args.checkpoint, args.games, args.seed, tuple(args.opponents), first=args.first
+            )
             data = collect(config, args.workers)
             buffer = io.BytesIO()
             np.savez_compressed(buffer, **data)
@@ -492,8 +512,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.hands and "hands" not in data:
             raise ValueError("--hands: these files do not record the hands (collect them again)")
         report = {"policy": policy_report(args.checkpoint, data)}
-        weights, report["head"] = fit(args.checkpoint, data, args.epochs, args.lr,
-                                      hands=args.hands)  # fmt: skip
+        weights, report["head"] = fit(args.checkpoint, data, args.epochs, args.lr, hands=args.hands)
     except ValueError as e:
         print(f"one_step_improvement: {e}", file=sys.stderr)
         return 2

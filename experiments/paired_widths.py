@@ -53,8 +53,10 @@ def reference_scores(reference: dict, table: str, opponent: str, deal_set: str) 
     path = GAMES / table / deal_set / f"{slug(REFERENCE)}-vs-{slug(opponent)}" / "games.jsonl"
     if not path.is_file():
         raise SystemExit(f"no games of {REFERENCE} vs {opponent} on {deal_set}: {path} is missing")
-    games = sorted((json.loads(line) for line in path.read_text().splitlines() if line),
-                   key=lambda g: (g["deal"], g["rotation"]))  # fmt: skip
+    games = sorted(
+        (json.loads(line) for line in path.read_text().splitlines() if line),
+        key=lambda g: (g["deal"], g["rotation"]),
+    )
     return [float(g["scores"][agent_seat(g)]) for g in games]
 
 
@@ -72,9 +74,11 @@ def rows(spec: str, reference: dict) -> list[str]:
             paired = width(mine - ref, idx)
             unpaired = float(np.hypot(plain, other))
             corr = float(np.corrcoef(mine, ref)[0, 1])
-            out.append(f"| `{spec}` | {table['name']} | `{o['opponent']}` | {mine.size} | "
-                       f"{plain:.1f} | {paired:.1f} | {unpaired:.1f} | {paired / plain:.2f} | "
-                       f"{paired / unpaired:.2f} | {corr:+.2f} |")  # fmt: skip
+            out.append(
+                f"| `{spec}` | {table['name']} | `{o['opponent']}` | {mine.size} | "
+                f"{plain:.1f} | {paired:.1f} | {unpaired:.1f} | {paired / plain:.2f} | "
+                f"{paired / unpaired:.2f} | {corr:+.2f} |"
+            )
     return out
 
 

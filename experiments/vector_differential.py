@@ -96,17 +96,25 @@ def run(config: Config) -> dict[str, Any]:
         where = f"config {i} (num_players={n}, reward={mode!r}, seed={seed}, rules={rules})"
         try:
             tally = differential.compare(
-                n, rules, num_envs=config.num_envs, games=games, seed=seed, reward=mode,
+                n,
+                rules,
+                num_envs=config.num_envs,
+                games=games,
+                seed=seed,
+                reward=mode,
                 draw_chance=None if uniform else 0.1,
-            )  # fmt: skip
+            )
         except differential.Mismatch as e:
             raise SystemExit(f"DIFFERENCE in {where}: {e}") from None
         total.add(tally)
         modes[mode] = modes.get(mode, 0) + tally.games
         i += 1
         if i % 100 == 0:
-            print(f"{i} configs, {total.games:,} games, {total.decisions:,} decisions, "
-                  f"{time.perf_counter() - start:,.0f} s", flush=True)  # fmt: skip
+            print(
+                f"{i} configs, {total.games:,} games, {total.decisions:,} decisions, "
+                f"{time.perf_counter() - start:,.0f} s",
+                flush=True,
+            )
     return {
         "result": "no difference",
         "games": total.games,
@@ -133,34 +141,38 @@ def versions() -> dict[str, str]:
 
 def to_markdown(result: dict[str, Any], command: str) -> str:
     by = ", ".join
-    return "\n".join([
-        "# VectorGame against the Python engine: the longer differential run",
-        "",
-        f"**{result['result']}** over {result['games']:,} games "
-        f"({result['configurations']:,} random configurations, {result['decisions']:,} "
-        "decisions).",
-        "",
-        "At every decision both engines gave the same legal mask, the same observation and "
-        "the same snapshot (every key); at every step the same float32 rewards and the same "
-        "\"game over\"; every game's final snapshot (scores, winners) was the same; and "
-        f"{result['rebuilds_from_snapshots']:,} times a Python game rebuilt from the "
-        "vector's snapshot and generator state reproduced it. Configurations: the option "
-        "space of `craits_env.testing.random_rules` (every option, one or two decks, one to three "
-        "hands of 1-8 cards, a random decision limit in 10%), every 20th on the standard "
-        "15-hand schedule, a quarter with uniformly random players (the rest choose an "
-        "optional DRAW with probability 0.1).",
-        "",
-        f"- snapshots compared: {result['snapshots_compared']:,}",
-        "- games by players: " + by(f"{k}: {v:,}" for k, v in result["games_by_players"].items()),
-        "- games by decks: " + by(f"{k}: {v:,}" for k, v in result["games_by_decks"].items()),
-        "- games by reward mode: "
-        + by(f"{k}: {v:,}" for k, v in result["games_by_reward"].items()),
-        f"- wall time: {result['seconds']:,} s",
-        "- versions: " + by(f"{k} {v}" for k, v in result["versions"].items()),
-        "",
-        f"Reproduce: `{command}`",
-        "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "# VectorGame against the Python engine: the longer differential run",
+            "",
+            f"**{result['result']}** over {result['games']:,} games "
+            f"({result['configurations']:,} random configurations, {result['decisions']:,} "
+            "decisions).",
+            "",
+            "At every decision both engines gave the same legal mask, the same observation and "
+            "the same snapshot (every key); at every step the same float32 rewards and the same "
+            '"game over"; every game\'s final snapshot (scores, winners) was the same; and '
+            f"{result['rebuilds_from_snapshots']:,} times a Python game rebuilt from the "
+            "vector's snapshot and generator state reproduced it. Configurations: the option "
+            "space of `craits_env.testing.random_rules` (every option, one or two decks, one to "
+            "three "
+            "hands of 1-8 cards, a random decision limit in 10%), every 20th on the standard "
+            "15-hand schedule, a quarter with uniformly random players (the rest choose an "
+            "optional DRAW with probability 0.1).",
+            "",
+            f"- snapshots compared: {result['snapshots_compared']:,}",
+            "- games by players: "
+            + by(f"{k}: {v:,}" for k, v in result["games_by_players"].items()),
+            "- games by decks: " + by(f"{k}: {v:,}" for k, v in result["games_by_decks"].items()),
+            "- games by reward mode: "
+            + by(f"{k}: {v:,}" for k, v in result["games_by_reward"].items()),
+            f"- wall time: {result['seconds']:,} s",
+            "- versions: " + by(f"{k} {v}" for k, v in result["versions"].items()),
+            "",
+            f"Reproduce: `{command}`",
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,8 +40,10 @@ from typing import Any
 
 URL_LINE = re.compile(r"serving http://127\.0\.0\.1:(\d+)/ ")
 START_TIMEOUT = 60.0
-UPLOAD = (b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          b"Content-Length: 1000\r\n\r\n")  # fmt: skip
+UPLOAD = (
+    b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 1000\r\n\r\n"
+)
 PROBE = b"GET /api/specs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
@@ -56,8 +58,9 @@ def _limit_descriptors(nofile: int) -> Any:
 def start_server(games: Path, nofile: int, stderr: Any, extra: list[str]) -> tuple[Any, int]:
     """``craits serve`` on a free port with at most ``nofile`` descriptors; (process, port)."""
     cmd = [sys.executable, "-m", "craits", "serve", "--port", "0", "--games", str(games), *extra]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True,
-                            preexec_fn=_limit_descriptors(nofile))  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=_limit_descriptors(nofile)
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
@@ -140,10 +143,19 @@ def run(uploads: int, nofile: int, seconds: float, extra: list[str]) -> dict[str
         size = os.path.getsize(err.name)
         err.seek(0)
         head = err.read(300).decode("utf-8", "replace")
-    return {"uploads": uploads, "nofile": nofile, "seconds": seconds, "server_args": extra,
-            "probe": first, "uploads_answered": answers, "uploads_closed_silently": closed,
-            "uploads_still_open": uploads - sum(answers.values()) - closed,
-            "server_alive": alive, "stderr_bytes": size, "stderr_head": head}  # fmt: skip
+    return {
+        "uploads": uploads,
+        "nofile": nofile,
+        "seconds": seconds,
+        "server_args": extra,
+        "probe": first,
+        "uploads_answered": answers,
+        "uploads_closed_silently": closed,
+        "uploads_still_open": uploads - sum(answers.values()) - closed,
+        "server_alive": alive,
+        "stderr_bytes": size,
+        "stderr_head": head,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

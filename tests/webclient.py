@@ -29,10 +29,13 @@ def serve_process(
     """``craits serve --games GAMES ARGS`` in its own process on a free port of 127.0.0.1:
     ``(url, process)``; killed at the end (``group``: its own process group, stopped with
     Ctrl-C and then killed whole, its bot thinkers with it; ``quiet``: stderr discarded)."""
-    proc = subprocess.Popen([sys.executable, "-m", "craits", "serve", "--port", "0", "--games",
-                             str(games), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL if quiet else subprocess.PIPE, text=True,
-                            start_new_session=group)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "craits", "serve", "--port", "0", "--games", str(games), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else subprocess.PIPE,
+        text=True,
+        start_new_session=group,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

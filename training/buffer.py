@@ -86,16 +86,27 @@ class Segment:
         shifted by the lengths before it: the streams stay apart."""
         offsets = np.cumsum([0] + [len(s) for s in segments[:-1]])
         parts = {f.name: [getattr(s, f.name) for s in segments] for f in fields(Segment)}
-        parts["next_index"] = [np.where(s.next_index >= 0, s.next_index + int(o), -1)
-                               for s, o in zip(segments, offsets, strict=True)]  # fmt: skip
+        parts["next_index"] = [
+            np.where(s.next_index >= 0, s.next_index + int(o), -1)
+            for s, o in zip(segments, offsets, strict=True)
+        ]
         return Segment(**{k: np.concatenate(v) for k, v in parts.items()})
 
 
 class TransitionBuffer:
     """Preallocated arrays of transitions; streams are linked by ``next_index``."""
 
-    ARRAYS = ("obs", "hands", "masks", "actions", "log_probs", "values", "rewards", "dones",
-              "next_index")  # fmt: skip
+    ARRAYS = (
+        "obs",
+        "hands",
+        "masks",
+        "actions",
+        "log_probs",
+        "values",
+        "rewards",
+        "dones",
+        "next_index",
+    )
 
     def __init__(self, capacity: int, obs_size: int, hands_size: int = 0) -> None:
         self.capacity = capacity
@@ -171,8 +182,7 @@ class TransitionBuffer:
         front. Returns the segment and each old index's new one (-1: not carried)."""
         size = self.size
         is_open = (self.next_index[:size] < 0) & ~self.dones[:size]
-        segment = Segment(**{k: getattr(self, k)[:size].copy() for k in self.ARRAYS},
-                          open=is_open)  # fmt: skip
+        segment = Segment(**{k: getattr(self, k)[:size].copy() for k in self.ARRAYS}, open=is_open)
         carried = np.flatnonzero(is_open)
         new_index = np.full(size, -1, np.int64)
         new_index[carried] = np.arange(len(carried))

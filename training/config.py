@@ -209,8 +209,16 @@ def _type_error(key: str, value: Any, allowed: str) -> ValueError:
 
 def _validate(c: TrainConfig) -> None:
     """The checks beyond the types: ranges, and that the table can be dealt and seated."""
-    positive = ("total_steps", "num_games", "batch_size", "num_minibatches", "update_epochs",
-                "snapshot_every", "pool_size", "eval_deals")  # fmt: skip
+    positive = (
+        "total_steps",
+        "num_games",
+        "batch_size",
+        "num_minibatches",
+        "update_epochs",
+        "snapshot_every",
+        "pool_size",
+        "eval_deals",
+    )
     for key in positive:
         if getattr(c, key) < 1:
             raise _type_error(key, getattr(c, key), "an int >= 1")

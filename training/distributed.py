@@ -142,8 +142,7 @@ class RolloutWorker:
         segment, stats = self.rollout.collect(self.actor, batch_size, self.sample_gen)
         seated = dict(self.pool.seated)
         self.pool.seated.clear()
-        return WorkerResult(segment, stats, seated, self.version, time.perf_counter() - t1,
-                            t1 - t0)  # fmt: skip
+        return WorkerResult(segment, stats, seated, self.version, time.perf_counter() - t1, t1 - t0)
 
     def add_snapshot(self, snapshot: dict[str, Any]) -> None:
         """Seat the learner's newest snapshot in new games (once, however often it is sent)."""
@@ -265,8 +264,10 @@ class RayRollouts:
             cpus = ray.cluster_resources().get("CPU", 0)
             if cpus < self.count * WORKER_CPUS:
                 self.close()
-                raise ValueError(f"workers: {self.count} rollout workers need {self.count} CPUs; "
-                                 f"the Ray cluster at {self.address} has {cpus:g}")  # fmt: skip
+                raise ValueError(
+                    f"workers: {self.count} rollout workers need {self.count} CPUs; "
+                    f"the Ray cluster at {self.address} has {cpus:g}"
+                )
 
     def _start(self, k: int) -> Any:
         snapshots = self.pool.state_dict()["snapshots"]
@@ -303,8 +304,10 @@ class RayRollouts:
             except self.ray.exceptions.RayActorError as e:
                 failures += 1
                 if failures > MAX_FAILURES:
-                    raise WorkersFailed(f"rollout worker {k} died {failures} times in a row "
-                                        f"({_first_line(e)}); giving up") from None  # fmt: skip
+                    raise WorkersFailed(
+                        f"rollout worker {k} died {failures} times in a row "
+                        f"({_first_line(e)}); giving up"
+                    ) from None
                 self._replace(k, e)
                 ref = call(self.handles[k])
                 if ref is None:
@@ -326,8 +329,10 @@ class RayRollouts:
             self._version = version
         put = time.perf_counter() - t0
         shares = split_batch(batch_size, self.count)
-        refs = [h.collect.remote(n, self._weights, version)
-                for h, n in zip(self.handles, shares, strict=True)]  # fmt: skip
+        refs = [
+            h.collect.remote(n, self._weights, version)
+            for h, n in zip(self.handles, shares, strict=True)
+        ]
         results: list[WorkerResult] = []
         for k, ref in enumerate(refs):
 
@@ -338,8 +343,10 @@ class RayRollouts:
         segment, stats = merge(results)
         wall = time.perf_counter() - t0
         slowest = max(r.seconds + r.weights_seconds for r in results)
-        scalars = {f"charts/worker_{k}_sps": r.stats.steps / r.seconds if r.seconds else 0.0
-                   for k, r in enumerate(results)}  # fmt: skip
+        scalars = {
+            f"charts/worker_{k}_sps": r.stats.steps / r.seconds if r.seconds else 0.0
+            for k, r in enumerate(results)
+        }
         scalars["charts/policy_lag"] = float(max(version - r.version for r in results))
         scalars["charts/worker_restarts"] = float(self.restarts)
         scalars["charts/broadcast_ms"] = 1e3 * (put + max(r.weights_seconds for r in results))
@@ -367,23 +374,32 @@ class RayRollouts:
         stored = checkpoint.get("workers", {}).get("states")
         if stored is None and self.count == 1:  # one process's games go on in one worker
             retired = checkpoint["pool"].get("retired", [])
-            stored = [{"rollout": checkpoint["rollout"], "sample": checkpoint["rng"]["sample"],
-                       "retired": retired, "incarnation": 0}]  # fmt: skip
+            stored = [
+                {
+                    "rollout": checkpoint["rollout"],
+                    "sample": checkpoint["rng"]["sample"],
+                    "retired": retired,
+                    "incarnation": 0,
+                }
+            ]
         pool.prune(set())  # the retired snapshots seated in the games are the workers'
         snapshots = pool.state_dict()["snapshots"]
         if stored is None or len(stored) != self.count:
-            before = (f"{len(stored)} rollout workers" if stored is not None
-                      else "one process")  # fmt: skip
+            before = f"{len(stored)} rollout workers" if stored is not None else "one process"
             earlier = [int(s["incarnation"]) for s in stored or []]
-            self._restart_all([(earlier[k] if k < len(earlier) else 0) + 1
-                               for k in range(self.count)])  # fmt: skip
+            self._restart_all(
+                [(earlier[k] if k < len(earlier) else 0) + 1 for k in range(self.count)]
+            )
             workers = f"{self.count} worker{'s' if self.count > 1 else ''}"
-            return (f"the games in flight were played by {before}: new games are dealt on "
-                    f"{workers} (the run continues, not bit-identically)")  # fmt: skip
+            return (
+                f"the games in flight were played by {before}: new games are dealt on "
+                f"{workers} (the run continues, not bit-identically)"
+            )
         self.incarnations = [int(s["incarnation"]) for s in stored]
         payloads = [{**s, "rollout": tensor_to_bytes(s["rollout"])} for s in stored]
-        refs = [h.load_state.remote(p, snapshots)
-                for h, p in zip(self.handles, payloads, strict=True)]  # fmt: skip
+        refs = [
+            h.load_state.remote(p, snapshots) for h, p in zip(self.handles, payloads, strict=True)
+        ]
         for k, ref in enumerate(refs):
             self._get(k, ref, lambda h: None)  # a worker lost here: new games, as after a death
         return None
@@ -399,8 +415,9 @@ class RayRollouts:
     @property
     def description(self) -> str:
         where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray instance"
-        workers = ", ".join(f"worker {k} pid {pid} on {host}"
-                            for k, (pid, host) in enumerate(self.where))  # fmt: skip
+        workers = ", ".join(
+            f"worker {k} pid {pid} on {host}" for k, (pid, host) in enumerate(self.where)
+        )
         plural = "s" if self.count > 1 else ""
         return f"{self.count} rollout worker{plural} on {where}: {workers}"
 
@@ -427,12 +444,14 @@ def _check_reachable(address: str) -> None:
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit():
         if address != "auto":
-            raise ValueError(f"Ray address {address!r:.80}: expected auto, HOST:PORT or "
-                             "ray://HOST:PORT")  # fmt: skip
+            raise ValueError(
+                f"Ray address {address!r:.80}: expected auto, HOST:PORT or ray://HOST:PORT"
+            )
         return
     if not (port.isascii() and len(port) <= len(str(MAX_PORT)) and 1 <= int(port) <= MAX_PORT):
-        raise ValueError(f"Ray address {address!r:.80}: the port is a number 1 to {MAX_PORT} "
-                         "in digits 0-9")  # fmt: skip
+        raise ValueError(
+            f"Ray address {address!r:.80}: the port is a number 1 to {MAX_PORT} in digits 0-9"
+        )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as e:

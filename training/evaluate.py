@@ -49,8 +49,17 @@ def eval_config(
 
 def tournament_command(config: TournamentConfig) -> str:
     """The ``craits tournament`` command that plays the same games."""
-    words = ["craits", "tournament", *config.specs, "--players", str(config.players),
-             "--deals", str(config.deals), "--seed", str(config.seed)]  # fmt: skip
+    words = [
+        "craits",
+        "tournament",
+        *config.specs,
+        "--players",
+        str(config.players),
+        "--deals",
+        str(config.deals),
+        "--seed",
+        str(config.seed),
+    ]
     default = Rules().to_dict()
     for name, value in config.rules.to_dict().items():
         if value != default[name]:

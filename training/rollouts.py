@@ -123,12 +123,15 @@ class LocalRollouts:
             return None
         workers = checkpoint.get("workers", {}).get("states", [])  # craits train --ray's
         if len(workers) != 1:
-            return (f"the games in flight were played by {len(workers)} rollout workers: new "
-                    "games are dealt here (the run continues, not bit-identically)")  # fmt: skip
+            return (
+                f"the games in flight were played by {len(workers)} rollout workers: new "
+                "games are dealt here (the run continues, not bit-identically)"
+            )
         state = workers[0]  # one worker's games continue here exactly
         snapshots = pool.state_dict()["snapshots"]
-        pool.load_state_dict({"snapshots": snapshots, "retired": state["retired"],
-                              "seated": dict(pool.seated)})  # fmt: skip
+        pool.load_state_dict(
+            {"snapshots": snapshots, "retired": state["retired"], "seated": dict(pool.seated)}
+        )
         self.sample_gen.set_state(state["sample"])
         self.rollout.load_state_bytes(tensor_to_bytes(state["rollout"]))
         return None

@@ -100,8 +100,10 @@ class RunLog:
         self.state, self.out, self.echo = state, out, echo
         config = state.config
         if resumed_from is not None:
-            echo(f"resuming {state.run_name} at step {state.global_step:,} "
-                 f"(update {state.update}) from {resumed_from}")  # fmt: skip
+            echo(
+                f"resuming {state.run_name} at step {state.global_step:,} "
+                f"(update {state.update}) from {resumed_from}"
+            )
             if state.resume_note:
                 echo(f"resuming: {state.resume_note}")
         out.mkdir(parents=True, exist_ok=True)
@@ -112,8 +114,9 @@ class RunLog:
         if resumed_from is None:
             self.writer.add_text("hyperparameters", hparams_table(config))
         # a live bar on a terminal, a plain line every 30 s elsewhere (no \r in a log file)
-        self.bar = Progress(config.total_steps, "training", "step", done=state.global_step,
-                            enabled=progress)  # fmt: skip
+        self.bar = Progress(
+            config.total_steps, "training", "step", done=state.global_step, enabled=progress
+        )
         self.start = time.perf_counter()
         self.steps = 0  # environment steps in this session
         self.busy = 0.0  # seconds collecting and learning in this session
@@ -126,9 +129,11 @@ class RunLog:
 
     def started(self) -> None:
         config, state = self.state.config, self.state
-        self.echo(f"run {state.run_name}: {config.name}, {config.num_players} players, "
-                  f"{config.total_steps:,} steps, device {state.device}, writing to "
-                  f"{self.out} (Ctrl-C saves a checkpoint and stops)")  # fmt: skip
+        self.echo(
+            f"run {state.run_name}: {config.name}, {config.num_players} players, "
+            f"{config.total_steps:,} steps, device {state.device}, writing to "
+            f"{self.out} (Ctrl-C saves a checkpoint and stops)"
+        )
         where = state.rollouts.description
         if where:  # rollout workers elsewhere (craits train --ray)
             self.echo(where)
@@ -152,8 +157,11 @@ class RunLog:
         self._scalars(metrics, stats, wall)
         self.lines(stats.messages)  # a rollout worker replaced
         win = np.mean(stats.learner_wins) if stats.learner_wins else float("nan")
-        self.bar.update(state.global_step, f"SPS {self.sps:,.0f} | learner win {win:.2f}"
-                        + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()))
+        self.bar.update(
+            state.global_step,
+            f"SPS {self.sps:,.0f} | learner win {win:.2f}"
+            + "".join(f" | {k} {v:.2f}" for k, v in self.last_eval.items()),
+        )
 
     def _scalars(self, metrics: dict[str, float], stats: RolloutStats, wall: float) -> None:
         state, step, scalar = self.state, self.state.global_step, self.writer.add_scalar

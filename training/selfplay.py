@@ -296,9 +296,15 @@ class SelfPlayRollout:
         if not rows:
             return
         prev = np.array([slots[r].last[seats[r]] for r in rows], np.int64)
-        idx = self.buffer.append(self._obs[rows], None if hands is None else hands[rows],
-                                 self._masks[rows], np.asarray(actions)[rows], log_probs[rows],
-                                 values[rows], prev)  # fmt: skip
+        idx = self.buffer.append(
+            self._obs[rows],
+            None if hands is None else hands[rows],
+            self._masks[rows],
+            np.asarray(actions)[rows],
+            log_probs[rows],
+            values[rows],
+            prev,
+        )
         for j, r in zip(idx.tolist(), rows, strict=True):
             slots[r].last[seats[r]] = j
 

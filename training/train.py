@@ -101,13 +101,21 @@ def update(state: TrainingState) -> tuple[dict[str, float], RolloutStats]:
     start = time.perf_counter()
 
     # 2. GAE along each seat's stream; an open transition only bootstraps its predecessor.
-    advantages = gae_linked(segment.rewards, segment.values, segment.dones, segment.next_index,
-                            c.gamma, c.gae_lambda, bootstrap_only=segment.open)  # fmt: skip
+    advantages = gae_linked(
+        segment.rewards,
+        segment.values,
+        segment.dones,
+        segment.next_index,
+        c.gamma,
+        c.gae_lambda,
+        bootstrap_only=segment.open,
+    )
     batch = segment.batch(advantages)
 
     # 3. PPO epochs: shuffled minibatches, the clipped loss (and the hands head's).
-    lr = annealed_learning_rate(c.learning_rate, state.batch_start_step, state.global_step,
-                                c.total_steps)  # fmt: skip
+    lr = annealed_learning_rate(
+        c.learning_rate, state.batch_start_step, state.global_step, c.total_steps
+    )
     for group in state.optimizer.param_groups:
         group["lr"] = lr
     obs = torch.from_numpy(batch.obs).to(dev)
@@ -204,8 +212,9 @@ def train(
     games played (``"evaluation"``). Either way ``--resume`` continues exactly.
     ``rollouts``: where the games are played (see :func:`open_run`).
     """
-    run = open_run(config, out=out, resume=resume, total_steps=total_steps, device=device,
-                   rollouts=rollouts)  # fmt: skip
+    run = open_run(
+        config, out=out, resume=resume, total_steps=total_steps, device=device, rollouts=rollouts
+    )
     config, out, state = run.config, run.out, run.state
     try:
         log = RunLog(state, out, run.resumed_from, progress, echo)  # writing from here on
@@ -295,8 +304,10 @@ def _final_evaluation(
     evaluations: dict[str, dict[str, Any]] = {}
     if config.final_eval_deals <= 0:
         return evaluations
-    echo(f"final evaluation: {config.final_eval_deals} deals × {config.num_players} rotations "
-         f"against each of {', '.join(config.eval_opponents)}")  # fmt: skip
+    echo(
+        f"final evaluation: {config.final_eval_deals} deals × {config.num_players} rotations "
+        f"against each of {', '.join(config.eval_opponents)}"
+    )
     for opponent in config.eval_opponents:
         target = out / "eval" / re.sub(r"[^\w.-]+", "_", opponent)
         with Ticks(f"eval vs {opponent}", enabled=progress) as tick:  # no \r in a pipe
@@ -304,9 +315,16 @@ def _final_evaluation(
             def stale(reason: str, target: Path = target) -> None:
                 echo(f"{target}: held another agent's games ({reason}); playing them again")
 
-            result = evaluate(final, opponent, config.num_players, config.rules,
-                              config.final_eval_deals, out=target, progress=tick,
-                              on_stale=stale)  # fmt: skip
+            result = evaluate(
+                final,
+                opponent,
+                config.num_players,
+                config.rules,
+                config.final_eval_deals,
+                out=target,
+                progress=tick,
+                on_stale=stale,
+            )
         log.evaluation(opponent, result)
         evaluations[opponent] = result
     return evaluations

@@ -66,8 +66,9 @@ class VectorSelfPlayRollout:
         self.num_games = games = config.num_games
         self.pool = pool
         self.rng = rng
-        self.games = VectorGame(games, n, config.rules, seed=draw_seed(rng),
-                                reward=config.reward, auto_reset=False)  # fmt: skip
+        self.games = VectorGame(
+            games, n, config.rules, seed=draw_seed(rng), reward=config.reward, auto_reset=False
+        )
         self.obs_size = self.games.obs_size
         self.obs = self.games.observe()
         self.mask = self.games.legal_mask()
@@ -194,8 +195,15 @@ class VectorSelfPlayRollout:
         if not keep.any():
             return
         rows, seats = rows[keep], seats[keep]
-        idx = self.buffer.append(obs[keep], None, masks[keep], chosen_np[keep], log_probs[keep],
-                                 values.numpy()[keep], self.last[rows, seats])  # fmt: skip
+        idx = self.buffer.append(
+            obs[keep],
+            None,
+            masks[keep],
+            chosen_np[keep],
+            log_probs[keep],
+            values.numpy()[keep],
+            self.last[rows, seats],
+        )
         self.last[rows, seats] = idx
 
     def _pay(self, rewards: np.ndarray) -> None:

@@ -104,21 +104,27 @@ def matchup_entry(m: Matchup, seed: int) -> dict[str, Any]:
     idx = rng.integers(0, max(1, len(deals)), size=(BOOTSTRAP, len(deals)))
     score_ci = _interval(scores, idx)
     entry: dict[str, Any] = {
-        "opponent": m.opponent, "identity": m.identity, "games": len(mine),
+        "opponent": m.opponent,
+        "identity": m.identity,
+        "games": len(mine),
         "deals": len(deals),
         "win_rate": float(np.mean([w for w, _ in mine.values()])) if mine else math.nan,
         "win_rate_ci": _interval(wins, idx),
         "mean_score": float(np.mean([s for _, s in mine.values()])) if mine else math.nan,
-        "mean_score_ci": score_ci, "paired": None,
-    }  # fmt: skip
+        "mean_score_ci": score_ci,
+        "paired": None,
+    }
     if m.reference is not None:
         theirs = _rows(m.reference)
         missing = sorted(set(mine) - set(theirs))
         if missing:
-            raise ValueError(f"paired estimate vs {m.opponent}: the reference has no game "
-                             f"for deal {missing[0][0]} rotation {missing[0][1]}")  # fmt: skip
-        diff = np.array([np.mean([mine[d, r][1] - theirs[d, r][1] for dd, r in mine if dd == d])
-                         for d in deals])  # fmt: skip
+            raise ValueError(
+                f"paired estimate vs {m.opponent}: the reference has no game "
+                f"for deal {missing[0][0]} rotation {missing[0][1]}"
+            )
+        diff = np.array(
+            [np.mean([mine[d, r][1] - theirs[d, r][1] for dd, r in mine if dd == d]) for d in deals]
+        )
         ci = _interval(diff, idx)
         plain = score_ci[1] - score_ci[0]
         ratio = (ci[1] - ci[0]) / plain if plain > 0 else math.nan
@@ -163,8 +169,7 @@ def rating(
         teams = [[me] if i == seat else [fixed[s]] for i, s in enumerate(g["specs"])]
         new = model.rate(teams, ranks=[float(order.index(v) + 1) for v in scores])
         me = model.rating(mu=new[seat][0].mu, sigma=new[seat][0].sigma)
-    return {"mu": float(me.mu), "sigma": float(me.sigma),
-            "ordinal": float(me.mu - 3 * me.sigma)}  # fmt: skip
+    return {"mu": float(me.mu), "sigma": float(me.sigma), "ordinal": float(me.mu - 3 * me.sigma)}
 
 
 def to_json(card: dict[str, Any]) -> str:
@@ -197,38 +202,56 @@ def to_markdown(card: dict[str, Any]) -> str:
     """The card as a Markdown page: one table per table of the suite."""
     agent = card["agent"]
     engine, reference = card["engine"], card["reference"]["identity"]
-    lines = [f"# Report card: `{agent['spec']}` on Craits benchmark {card['suite']}", "",
-             f"Agent identity `{agent['identity']}`; reference `{reference}`; craits "
-             f"{engine['craits']}, rules revision {engine['rules_revision']}; size "
-             f"`{card['size']}`; {card['created']}."]  # fmt: skip
+    lines = [
+        f"# Report card: `{agent['spec']}` on Craits benchmark {card['suite']}",
+        "",
+        f"Agent identity `{agent['identity']}`; reference `{reference}`; craits "
+        f"{engine['craits']}, rules revision {engine['rules_revision']}; size "
+        f"`{card['size']}`; {card['created']}.",
+    ]
     if card["size"] == "smoke":
         lines += ["", SMOKE_NOTE]
     if card.get("rating"):
         r = card["rating"]
-        lines += ["", f"OpenSkill against the anchored zoo (standard table): mu {r['mu']:.2f}, "
-                      f"sigma {r['sigma']:.2f}, ordinal {r['ordinal']:.2f}."]  # fmt: skip
+        lines += [
+            "",
+            f"OpenSkill against the anchored zoo (standard table): mu {r['mu']:.2f}, "
+            f"sigma {r['sigma']:.2f}, ordinal {r['ordinal']:.2f}.",
+        ]
     c = card["compute"]
-    lines += ["", f"Compute: the run that wrote this card took {c['seconds']:.0f} s (a resumed "
-                  "run counts its own games only); "
-                  f"{_fmt(c.get('ms_per_decision'), 2)} ms a decision, "
-                  f"{_fmt(c.get('ms_per_choice'), 2)} ms a choice."]  # fmt: skip
+    lines += [
+        "",
+        f"Compute: the run that wrote this card took {c['seconds']:.0f} s (a resumed "
+        "run counts its own games only); "
+        f"{_fmt(c.get('ms_per_decision'), 2)} ms a decision, "
+        f"{_fmt(c.get('ms_per_choice'), 2)} ms a choice.",
+    ]
     by_opponent = c.get("seconds_by_opponent")
     if by_opponent:
-        lines += ["", "Seconds by opponent (its tournaments in that run: the agent's, the "
-                  "reference's, the anchors'): " + seconds_shares(by_opponent) + "."]  # fmt: skip
+        lines += [
+            "",
+            "Seconds by opponent (its tournaments in that run: the agent's, the "
+            "reference's, the anchors'): " + seconds_shares(by_opponent) + ".",
+        ]
     for table in card["tables"]:
-        lines += ["", f"## {table['title']}", "",
-                  "| opponent (×{}) | deals | games | win rate [95%] | mean score [95%] | "
-                  "paired − expert [95%] | width ratio | deal set |".format(table["players"] - 1),
-                  "|---|---:|---:|---|---|---|---:|---|"]  # fmt: skip
+        lines += [
+            "",
+            f"## {table['title']}",
+            "",
+            "| opponent (×{}) | deals | games | win rate [95%] | mean score [95%] | "
+            "paired − expert [95%] | width ratio | deal set |".format(table["players"] - 1),
+            "|---|---:|---:|---|---|---|---:|---|",
+        ]
         for o in table["opponents"]:
             p = o["paired"]
             paired = f"{_fmt(p['mean'], 1)} {_ci(p['ci'], 1)}" if p else "(the reference)"
             ratio = _fmt(p["width_ratio"], 2) if p else "—"
-            lines.append(f"| `{o['opponent']}` | {o['deals']} | {o['games']} | "
-                         f"{_fmt(o['win_rate'], 3)} {_ci(o['win_rate_ci'], 3)} | "
-                         f"{_fmt(o['mean_score'], 1)} {_ci(o['mean_score_ci'], 1)} | {paired} | "
-                         f"{ratio} | {o['deal_set']} |")  # fmt: skip
+            lines.append(
+                f"| `{o['opponent']}` | {o['deals']} | {o['games']} | "
+                f"{_fmt(o['win_rate'], 3)} {_ci(o['win_rate_ci'], 3)} | "
+                f"{_fmt(o['mean_score'], 1)} {_ci(o['mean_score_ci'], 1)} | {paired} | "
+                f"{ratio} | {o['deal_set']} |"
+            )
         for s in table.get("skipped", []):
             lines.append(f"\n`{s['opponent']}` not played here: {s['why']}")
     lines += ["", f"Reproduce: `{card['command']}`"]
@@ -238,8 +261,10 @@ def to_markdown(card: dict[str, Any]) -> str:
 def seconds_shares(seconds: dict[str, float]) -> str:
     """``random 3 s (1%), …, pimc 120 s (40%)``: each opponent's seconds and share."""
     total = sum(seconds.values())
-    return ", ".join(f"{name} {s:.0f} s ({100 * s / total:.0f}%)" if total > 0
-                     else f"{name} {s:.0f} s" for name, s in seconds.items())  # fmt: skip
+    return ", ".join(
+        f"{name} {s:.0f} s ({100 * s / total:.0f}%)" if total > 0 else f"{name} {s:.0f} s"
+        for name, s in seconds.items()
+    )
 
 
 def to_png(card: dict[str, Any]) -> bytes:

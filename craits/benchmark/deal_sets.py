@@ -50,9 +50,16 @@ class DealSet:
         return TournamentConfig(specs, self.players, self.deals, self.seed, self.rules)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "suite": self.suite, "players": self.players,
-                "rules": self.rules.to_dict(), "seed": self.seed, "deals": self.deals,
-                "rules_revision": self.rules_revision, "sha256": self.sha256}  # fmt: skip
+        return {
+            "name": self.name,
+            "suite": self.suite,
+            "players": self.players,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deals": self.deals,
+            "rules_revision": self.rules_revision,
+            "sha256": self.sha256,
+        }
 
     @property
     def label(self) -> str:
@@ -76,16 +83,28 @@ def content_hash(players: int, rules: Rules, seed: int, deals: int) -> str:
 
 def make(name: str, suite: str, players: int, rules: Rules, seed: int, deals: int) -> DealSet:
     """A new deal set with its hash (to be written with :func:`write`)."""
-    return DealSet(name, suite, players, rules, seed, deals, RULES_REVISION,
-                   content_hash(players, rules, seed, deals))  # fmt: skip
+    return DealSet(
+        name,
+        suite,
+        players,
+        rules,
+        seed,
+        deals,
+        RULES_REVISION,
+        content_hash(players, rules, seed, deals),
+    )
 
 
 def first_deals(deal_set: DealSet, deals: int, name: str) -> DealSet:
     """The first ``deals`` deals of a (checked) set, as a set named ``name``: a deal depends
     only on the seed and its number, so they are the same deals, with their own hash."""
     deals = min(deals, deal_set.deals)
-    return dataclasses.replace(deal_set, name=name, deals=deals, sha256=content_hash(
-        deal_set.players, deal_set.rules, deal_set.seed, deals))  # fmt: skip
+    return dataclasses.replace(
+        deal_set,
+        name=name,
+        deals=deals,
+        sha256=content_hash(deal_set.players, deal_set.rules, deal_set.seed, deals),
+    )
 
 
 def write(deal_set: DealSet, folder: Path = DEALS_DIR) -> Path:
@@ -103,20 +122,30 @@ def load(suite: str, name: str, folder: Path = DEALS_DIR) -> DealSet:
     where = f"deal set {suite}/{name}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        deal_set = DealSet(name=data["name"], suite=data["suite"], players=int(data["players"]),
-                           rules=Rules.from_dict(data["rules"]), seed=int(data["seed"]),
-                           deals=int(data["deals"]), rules_revision=int(data["rules_revision"]),
-                           sha256=str(data["sha256"]))  # fmt: skip
+        deal_set = DealSet(
+            name=data["name"],
+            suite=data["suite"],
+            players=int(data["players"]),
+            rules=Rules.from_dict(data["rules"]),
+            seed=int(data["seed"]),
+            deals=int(data["deals"]),
+            rules_revision=int(data["rules_revision"]),
+            sha256=str(data["sha256"]),
+        )
     except FileNotFoundError:
         raise DealSetError(f"{where}: no such set (see {folder / suite})") from None
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise DealSetError(f"{where}: unreadable ({type(e).__name__}: {e})") from None
     if deal_set.rules_revision != RULES_REVISION:
-        raise DealSetError(f"{where}: made under rules revision {deal_set.rules_revision}, "
-                           f"this engine plays {RULES_REVISION}")  # fmt: skip
+        raise DealSetError(
+            f"{where}: made under rules revision {deal_set.rules_revision}, "
+            f"this engine plays {RULES_REVISION}"
+        )
     found = content_hash(deal_set.players, deal_set.rules, deal_set.seed, deal_set.deals)
     if found != deal_set.sha256:
-        raise DealSetError(f"{where}: its deals hash to {found[:12]}…, the file says "
-                           f"{deal_set.sha256[:12]}… (another engine or numpy deals other cards "
-                           "from this seed: these would not be the benchmark's deals)")  # fmt: skip
+        raise DealSetError(
+            f"{where}: its deals hash to {found[:12]}…, the file says "
+            f"{deal_set.sha256[:12]}… (another engine or numpy deals other cards "
+            "from this seed: these would not be the benchmark's deals)"
+        )
     return deal_set

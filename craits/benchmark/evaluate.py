@@ -154,8 +154,7 @@ def plan(spec: str, suite: Suite, size: str, options: Options) -> _Plan:
     table, anchored = suite.tables[0], "smoke" if size == "smoke" else "search"
     for opponent in suite.zoo:
         deal_set = suite.deal_set(table, suite.reference, opponent, anchored)
-        found.anchors.append(found.add(_run(suite.reference, opponent, table, deal_set,
-                                            options)))  # fmt: skip
+        found.anchors.append(found.add(_run(suite.reference, opponent, table, deal_set, options)))
     return found
 
 
@@ -177,27 +176,41 @@ def evaluate(spec: str, suite: Suite, size: str, options: Options) -> dict[str, 
             ours = games[p.agent.folder]
             reference = None if p.reference is None else games[p.reference.folder]
             matchup = cards.Matchup(p.opponent, p.agent.config.agents[1], ours, reference)
-            opponents.append({**cards.matchup_entry(matchup, p.deal_set.seed),
-                              "deal_set": p.deal_set.name})  # fmt: skip
+            opponents.append(
+                {**cards.matchup_entry(matchup, p.deal_set.seed), "deal_set": p.deal_set.name}
+            )
             mine.append(ours)
-        tables.append({"name": table.name, "title": table.title, "players": first.players,
-                       "rules": first.rules.to_dict(),
-                       "deal_sets": [d.to_dict() for d in used.values()],
-                       "opponents": opponents, "skipped": skipped})  # fmt: skip
+        tables.append(
+            {
+                "name": table.name,
+                "title": table.title,
+                "players": first.players,
+                "rules": first.rules.to_dict(),
+                "deal_sets": [d.to_dict() for d in used.values()],
+                "opponents": opponents,
+                "skipped": skipped,
+            }
+        )
         if table is suite.tables[0]:
             standard = mine
     anchors = cards.anchors([games[run.folder] for run in found.anchors])
     card: dict[str, Any] = {
-        "format": cards.FORMAT, "suite": suite.name, "size": size,
-        "created": time.strftime("%Y-%m-%d", time.gmtime()), "command": options.command,
+        "format": cards.FORMAT,
+        "suite": suite.name,
+        "size": size,
+        "created": time.strftime("%Y-%m-%d", time.gmtime()),
+        "command": options.command,
         "agent": {"spec": spec, "identity": found.identity},
         "reference": {"spec": suite.reference, "identity": found.reference_id},
         "engine": {"craits": __version__, "rules_revision": RULES_REVISION},
         "rating": cards.rating(standard, anchors) if standard else None,
-        "compute": {"seconds": time.monotonic() - start, **_timing(spec, suite, size),
-                    "seconds_by_opponent": seconds},
+        "compute": {
+            "seconds": time.monotonic() - start,
+            **_timing(spec, suite, size),
+            "seconds_by_opponent": seconds,
+        },
         "tables": tables,
-    }  # fmt: skip
+    }
     write(card, options.out)
     return card
 
@@ -207,9 +220,14 @@ def _play(run: Run, what: str, options: Options) -> list[dict]:
         if options.progress is not None:
             options.progress(what, done, total)
 
-    games = run_tournament(run.config, run.folder, workers=options.workers,
-                           use_ray=options.use_ray, ray_address=options.ray_address,
-                           progress=progress)  # fmt: skip
+    games = run_tournament(
+        run.config,
+        run.folder,
+        workers=options.workers,
+        use_ray=options.use_ray,
+        ray_address=options.ray_address,
+        progress=progress,
+    )
     return results_in_order(games, run.config)
 
 

@@ -78,17 +78,30 @@ def _num(v: float | None, digits: int) -> str:
 
 def to_markdown(board: list[dict[str, Any]]) -> str:
     """The leaderboard as a Markdown table."""
-    head = ["agent", "identity", "paired − expert", "OpenSkill ordinal",
-            *(f"vs 3 × {c}" for c in COLUMNS), "ms a choice", "deal sets"]  # fmt: skip
+    head = [
+        "agent",
+        "identity",
+        "paired − expert",
+        "OpenSkill ordinal",
+        *(f"vs 3 × {c}" for c in COLUMNS),
+        "ms a choice",
+        "deal sets",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in board:
-        cells = [f"`{r['spec']}`", f"`{r['identity']}`",
-                 "0 (reference)" if r["is_reference"] else f"{r['paired_mean']:+.1f}",
-                 _num(r["ordinal"], 2)]  # fmt: skip
+        cells = [
+            f"`{r['spec']}`",
+            f"`{r['identity']}`",
+            "0 (reference)" if r["is_reference"] else f"{r['paired_mean']:+.1f}",
+            _num(r["ordinal"], 2),
+        ]
         for name in COLUMNS:
             w = r["win_rates"][name]
-            cells.append("—" if w is None else f"{_num(w['win_rate'], 3)} "
-                         f"[{_num(w['ci'][0], 3)}, {_num(w['ci'][1], 3)}]")  # fmt: skip
+            cells.append(
+                "—"
+                if w is None
+                else f"{_num(w['win_rate'], 3)} [{_num(w['ci'][0], 3)}, {_num(w['ci'][1], 3)}]"
+            )
         cells += [_num(r["ms_per_choice"], 2), r["size"]]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -113,23 +126,33 @@ def widths(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for (table, name), entries in sorted(held.items()):
         paired = [o["paired"] for o in entries if o.get("paired")]
-        out.append({
-            "table": table, "deal_set": name, "deals": deals[table, name],
-            "win_rate": median([o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in entries]),
-            "mean_score": median([o["mean_score_ci"][1] - o["mean_score_ci"][0] for o in entries]),
-            "paired": median([p["ci"][1] - p["ci"][0] for p in paired]),
-            "ratio": median([p["width_ratio"] for p in paired]),
-        })  # fmt: skip
+        out.append(
+            {
+                "table": table,
+                "deal_set": name,
+                "deals": deals[table, name],
+                "win_rate": median([o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in entries]),
+                "mean_score": median(
+                    [o["mean_score_ci"][1] - o["mean_score_ci"][0] for o in entries]
+                ),
+                "paired": median([p["ci"][1] - p["ci"][0] for p in paired]),
+                "ratio": median([p["width_ratio"] for p in paired]),
+            }
+        )
     return out
 
 
 def widths_markdown(rows_: list[dict[str, Any]]) -> str:
     """:func:`widths` as a Markdown table."""
-    lines = ["| table | deal set | deals | win rate ± | mean score ± | paired ± | paired ÷ plain |",
-             "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| table | deal set | deals | win rate ± | mean score ± | paired ± | paired ÷ plain |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for r in rows_:
         half = {k: None if r[k] is None else r[k] / 2 for k in ("win_rate", "mean_score", "paired")}
-        lines.append(f"| {r['table']} | `{r['deal_set']}` | {r['deals']} | "
-                     f"{_num(half['win_rate'], 3)} | {_num(half['mean_score'], 1)} | "
-                     f"{_num(half['paired'], 1)} | {_num(r['ratio'], 2)} |")  # fmt: skip
+        lines.append(
+            f"| {r['table']} | `{r['deal_set']}` | {r['deals']} | "
+            f"{_num(half['win_rate'], 3)} | {_num(half['mean_score'], 1)} | "
+            f"{_num(half['paired'], 1)} | {_num(r['ratio'], 2)} |"
+        )
     return "\n".join(lines)

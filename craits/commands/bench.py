@@ -57,14 +57,17 @@ def add_parser(sub: Any) -> None:
     )
     a.add_bench_args(vector)
     vector.add_argument(
-        "--num-envs", type=a.positive_int, default=VECTOR_NUM_ENVS,
+        "--num-envs",
+        type=a.positive_int,
+        default=VECTOR_NUM_ENVS,
         help=f"games stepped together (default {VECTOR_NUM_ENVS})",
-    )  # fmt: skip
+    )
     vector.add_argument(
-        "--compile", action="store_true",
+        "--compile",
+        action="store_true",
         help="also measure the cold compile (a fresh interpreter, an empty numba cache) and "
         "the cached one (a second interpreter): compile_cold_s, compile_cached_s",
-    )  # fmt: skip
+    )
     bench.set_defaults(run=run)
 
 

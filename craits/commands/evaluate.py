@@ -39,21 +39,45 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("spec", metavar="SPEC", help=a.SPECS_HELP)
     ev.add_argument("--suite", default="v1", help="the benchmark suite (default v1)")
-    ev.add_argument("--size", choices=SIZES, default="full",
-                    help="full: the large deal sets (the small ones against searching opponents); "
-                    "search: the small deal sets throughout, for a searching agent; smoke: the "
-                    "first 5 deals of each small set, every table and opponent — a smoke card, "
-                    "comparable with no other card, to check that an agent runs through the "
-                    "benchmark (default full). " + SIZE_TIMES)  # fmt: skip
-    ev.add_argument("--out", type=Path, default=None, metavar="DIR",
-                    help="where the card goes (default evaluate/SPEC)")  # fmt: skip
-    ev.add_argument("--games", type=Path, default=None, metavar="DIR",
-                    help="where the games are kept (default OUT/games; evaluations sharing it "
-                    "share the reference's games)")  # fmt: skip
-    ev.add_argument("--workers", type=a.positive_int, default=1,
-                    help="parallel processes on this machine (default 1)")  # fmt: skip
-    ev.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                    help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
+    ev.add_argument(
+        "--size",
+        choices=SIZES,
+        default="full",
+        help="full: the large deal sets (the small ones against searching opponents); "
+        "search: the small deal sets throughout, for a searching agent; smoke: the "
+        "first 5 deals of each small set, every table and opponent — a smoke card, "
+        "comparable with no other card, to check that an agent runs through the "
+        "benchmark (default full). " + SIZE_TIMES,
+    )
+    ev.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the card goes (default evaluate/SPEC)",
+    )
+    ev.add_argument(
+        "--games",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the games are kept (default OUT/games; evaluations sharing it "
+        "share the reference's games)",
+    )
+    ev.add_argument(
+        "--workers",
+        type=a.positive_int,
+        default=1,
+        help="parallel processes on this machine (default 1)",
+    )
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Ray cluster (no ADDRESS: a local Ray)",
+    )
     ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     ev.set_defaults(run=run)
 
@@ -92,32 +116,45 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         shown[what](done, total)
 
     command = "craits evaluate " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
-    options = Options(out, args.games, args.workers, args.ray is not None, args.ray or None,
-                      progress, command)  # fmt: skip
+    options = Options(
+        out, args.games, args.workers, args.ray is not None, args.ray or None, progress, command
+    )
     try:
         card = evaluate(args.spec, chosen, args.size, options)
     except (TournamentRefused, DealSetError) as e:
         a.fail(parser.prog, str(e), *recovery(e))
         return 2
     except (TournamentError, ValueError, OSError) as e:
-        a.fail(parser.prog, str(e), f"finished games are kept in {options.games}; rerun the "
-               "same command to resume")  # fmt: skip
+        a.fail(
+            parser.prog,
+            str(e),
+            f"finished games are kept in {options.games}; rerun the same command to resume",
+        )
         return 1
     except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted; finished games are kept in {options.games}; "
-              "rerun the same command to resume", file=sys.stderr)  # fmt: skip
+        print(
+            f"{parser.prog}: interrupted; finished games are kept in {options.games}; "
+            "rerun the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     finally:
         for ticks in shown.values():
             ticks.close()
     table = card["tables"][0]
     smoke = " (a smoke card: comparable with no other card)" if args.size == "smoke" else ""
-    print(f"Report card of {args.spec} ({card['agent']['identity']}) on benchmark "
-          f"{card['suite']}{smoke}: {out / 'card.json'} (and card.md, card.png)")  # fmt: skip
-    print(f"  {card['compute']['seconds']:.0f} s; by opponent: "
-          f"{seconds_shares(card['compute']['seconds_by_opponent'])}")  # fmt: skip
+    print(
+        f"Report card of {args.spec} ({card['agent']['identity']}) on benchmark "
+        f"{card['suite']}{smoke}: {out / 'card.json'} (and card.md, card.png)"
+    )
+    print(
+        f"  {card['compute']['seconds']:.0f} s; by opponent: "
+        f"{seconds_shares(card['compute']['seconds_by_opponent'])}"
+    )
     for o in table["opponents"]:
         paired = f", paired {o['paired']['mean']:+.1f}" if o["paired"] else ""
-        print(f"  {table['name']} vs {o['opponent']:16} win rate {o['win_rate']:.3f}, "
-              f"mean score {o['mean_score']:.1f}{paired}")  # fmt: skip
+        print(
+            f"  {table['name']} vs {o['opponent']:16} win rate {o['win_rate']:.3f}, "
+            f"mean score {o['mean_score']:.1f}{paired}"
+        )
     return 0

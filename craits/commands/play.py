@@ -24,9 +24,13 @@ def add_parser(sub: Any) -> None:
         "moves in a row from piped input; 130 interrupted (Ctrl-C).",
     )
     play.add_argument(
-        "--opponents", "-o", nargs="+", required=True, metavar="SPEC",
+        "--opponents",
+        "-o",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
         help="one agent spec per opponent (1 to 9); players = 1 + opponents; " + a.SPECS_HELP,
-    )  # fmt: skip
+    )
     play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat (default 0)")
     play.add_argument(
         "--seed",
@@ -35,8 +39,13 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="seed of the cards and the bots (default: a fresh one, printed)",
     )
-    play.add_argument("--record", type=Path, default=None, metavar="FILE",
-                      help="append the game (finished or not) to this record file")  # fmt: skip
+    play.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="append the game (finished or not) to this record file",
+    )
     play.add_argument(
         "--color",
         choices=("auto", "always", "never"),
@@ -57,8 +66,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     color = {"auto": None, "always": True, "never": False}[args.color]
     terminal = Terminal(sys.stdout, sys.stdin, color)
     try:
-        session = PlaySession(args.opponents, terminal, seat=args.seat, seed=args.seed,
-                              rules=rules, record=args.record)  # fmt: skip
+        session = PlaySession(
+            args.opponents,
+            terminal,
+            seat=args.seat,
+            seed=args.seed,
+            rules=rules,
+            record=args.record,
+        )
     except ValueError as e:
         parser.error(str(e))
     try:

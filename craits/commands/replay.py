@@ -25,10 +25,16 @@ def add_parser(sub: Any) -> None:
         "(the message names the line); 130 interrupted (Ctrl-C).",
     )
     rep.add_argument("file", type=Path, metavar="FILE", help="a game record file")
-    rep.add_argument("--game", type=a.positive_int, default=None, metavar="I",
-                     help="show game I of the file in full (counting from 1)")  # fmt: skip
-    rep.add_argument("--step", action="store_true",
-                     help="wait for Enter after each decision (q stops)")  # fmt: skip
+    rep.add_argument(
+        "--game",
+        type=a.positive_int,
+        default=None,
+        metavar="I",
+        help="show game I of the file in full (counting from 1)",
+    )
+    rep.add_argument(
+        "--step", action="store_true", help="wait for Enter after each decision (q stops)"
+    )
     rep.set_defaults(run=run)
 
 
@@ -41,8 +47,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     a.lenient_stdio()
     try:
-        return show_replay(args.file, Terminal(sys.stdout, sys.stdin), game=args.game,
-                           step=args.step)  # fmt: skip
+        return show_replay(
+            args.file, Terminal(sys.stdout, sys.stdin), game=args.game, step=args.step
+        )
     except RecordError as e:
         a.fail(parser.prog, str(e))
         return 2

@@ -49,72 +49,159 @@ def add_parser(sub: Any) -> None:
         "status: 0 stopped; 1 the address or the store cannot be used; 2 bad arguments or "
         "the web extra missing (pip install 'craits[web]').",
     )
-    serve.add_argument("--host", default=DEFAULT_HOST,
-                       help=f"address to listen on (default {DEFAULT_HOST}: this machine "
-                       "only; 0.0.0.0: every interface)")  # fmt: skip
-    serve.add_argument("--port", type=port, default=DEFAULT_PORT,
-                       help=f"port (default {DEFAULT_PORT}; 0: a free port, printed)")  # fmt: skip
-    serve.add_argument("--records", nargs="+", type=Path, default=[], metavar="DIR",
-                       help="folders whose game record files (*.jsonl: craits play --record, "
-                       "craits tournament --record, training evaluations) the Watch page "
-                       "lists, searched recursively")  # fmt: skip
-    serve.add_argument("--results", nargs="+", type=Path, default=[], metavar="DIR",
-                       help="folders whose tournament results.json the Compare page lists, "
-                       "searched recursively")  # fmt: skip
-    serve.add_argument("--games", type=Path, default=DEFAULT_GAMES, metavar="DIR",
-                       help=f"where saved games are written, one record file each, and "
-                       f"listed from after a restart (default ./{DEFAULT_GAMES})")  # fmt: skip
-    serve.add_argument("--store", type=Path, default=None, metavar="FILE",
-                       help="the SQLite file that holds the games in play, every move "
-                       f"written before it is shown (default: {STORE_FILE} in --games)",
-                       )  # fmt: skip
-    serve.add_argument("--max-games", type=a.positive_int, default=None, metavar="N",
-                       help="games in play at once over all clients (a game that has not "
-                       "moved for --idle-minutes no longer counts); a new one beyond them is "
-                       "refused (503), no game is dropped for it; also the games held in "
-                       "memory, the rest waiting in the store (default 500)")  # fmt: skip
-    serve.add_argument("--idle-minutes", type=a.positive_float, default=None, metavar="M",
-                       help="a game that has not moved this long stops counting against "
-                       "--max-games and --client-held (default 120)")  # fmt: skip
-    serve.add_argument("--keep-days", type=a.positive_float, default=DEFAULT_KEEP_DAYS,
-                       metavar="D", help="a game that has not moved this long leaves the "
-                       f"store (default {DEFAULT_KEEP_DAYS:g}; saved records stay)")  # fmt: skip
-    serve.add_argument("--bot-workers", type=count, default=None, metavar="N",
-                       help="processes the bots think in, at a lower priority than the "
-                       "server (default: one per core; 0: a thread of the server)")  # fmt: skip
-    serve.add_argument("--move-seconds", type=a.positive_float, default=DEFAULT_MOVE_SECONDS,
-                       metavar="S", help="seconds one bot move may take in its process; "
-                       "beyond, the game stops with a one-line reason (default "
-                       f"{DEFAULT_MOVE_SECONDS:g})")  # fmt: skip
-    serve.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
-                       help="specs that name a file or module (ppo:PATH, MODULE:ATTR, "
-                       "path/to/file.py:ATTR) which players may choose as opponents; the "
-                       "spec table's own bots (random, greedy, tactician, expert, pimc[:N]) "
-                       "are always allowed")  # fmt: skip
-    serve.add_argument("--client-rate", type=rate, default=DEFAULT_CLIENT_RATE, metavar="R",
-                       help="requests a second one client address may make, sustained "
-                       f"(bursts of twice as many); beyond: 429 (default {DEFAULT_CLIENT_RATE:g}; "
-                       "0: no limit)")  # fmt: skip
-    serve.add_argument("--client-games", type=count, default=DEFAULT_CLIENT_GAMES, metavar="N",
-                       help="new games one client address may start a minute; beyond: 429 "
-                       f"(default {DEFAULT_CLIENT_GAMES}; 0: no limit)")  # fmt: skip
-    serve.add_argument("--client-held", type=count, default=DEFAULT_CLIENT_HELD, metavar="N",
-                       help="games in play one client address may hold at once; beyond: 429 "
-                       f"(default {DEFAULT_CLIENT_HELD}; 0: no limit)")  # fmt: skip
-    serve.add_argument("--client-think", type=rate, default=DEFAULT_CLIENT_THINK, metavar="S",
-                       help="seconds the bots of one client address's games may think in "
-                       f"any minute; beyond: 429 (default {DEFAULT_CLIENT_THINK:g}; 0: no "
-                       "limit)")  # fmt: skip
-    serve.add_argument("--client-connections", type=count, default=DEFAULT_CLIENT_CONNECTIONS,
-                       metavar="N", help="connections one client address may hold at once; "
-                       f"beyond: 503 (default {DEFAULT_CLIENT_CONNECTIONS}; 0: no limit)",
-                       )  # fmt: skip
-    serve.add_argument("--trusted-proxy", type=address, default=None, metavar="ADDR",
-                       help="the address of a reverse proxy in front of this server: for its "
-                       "requests, the client is the last address of X-Forwarded-For (without "
-                       "this flag that header is ignored)")  # fmt: skip
-    serve.add_argument("--log", action="store_true",
-                       help="log every request (uvicorn's log; tokens as [redacted])")  # fmt: skip
+    serve.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine "
+        "only; 0.0.0.0: every interface)",
+    )
+    serve.add_argument(
+        "--port",
+        type=port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0: a free port, printed)",
+    )
+    serve.add_argument(
+        "--records",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="folders whose game record files (*.jsonl: craits play --record, "
+        "craits tournament --record, training evaluations) the Watch page "
+        "lists, searched recursively",
+    )
+    serve.add_argument(
+        "--results",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="folders whose tournament results.json the Compare page lists, searched recursively",
+    )
+    serve.add_argument(
+        "--games",
+        type=Path,
+        default=DEFAULT_GAMES,
+        metavar="DIR",
+        help=f"where saved games are written, one record file each, and "
+        f"listed from after a restart (default ./{DEFAULT_GAMES})",
+    )
+    serve.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the SQLite file that holds the games in play, every move "
+        f"written before it is shown (default: {STORE_FILE} in --games)",
+    )
+    serve.add_argument(
+        "--max-games",
+        type=a.positive_int,
+        default=None,
+        metavar="N",
+        help="games in play at once over all clients (a game that has not "
+        "moved for --idle-minutes no longer counts); a new one beyond them is "
+        "refused (503), no game is dropped for it; also the games held in "
+        "memory, the rest waiting in the store (default 500)",
+    )
+    serve.add_argument(
+        "--idle-minutes",
+        type=a.positive_float,
+        default=None,
+        metavar="M",
+        help="a game that has not moved this long stops counting against "
+        "--max-games and --client-held (default 120)",
+    )
+    serve.add_argument(
+        "--keep-days",
+        type=a.positive_float,
+        default=DEFAULT_KEEP_DAYS,
+        metavar="D",
+        help="a game that has not moved this long leaves the "
+        f"store (default {DEFAULT_KEEP_DAYS:g}; saved records stay)",
+    )
+    serve.add_argument(
+        "--bot-workers",
+        type=count,
+        default=None,
+        metavar="N",
+        help="processes the bots think in, at a lower priority than the "
+        "server (default: one per core; 0: a thread of the server)",
+    )
+    serve.add_argument(
+        "--move-seconds",
+        type=a.positive_float,
+        default=DEFAULT_MOVE_SECONDS,
+        metavar="S",
+        help="seconds one bot move may take in its process; "
+        "beyond, the game stops with a one-line reason (default "
+        f"{DEFAULT_MOVE_SECONDS:g})",
+    )
+    serve.add_argument(
+        "--agents",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="specs that name a file or module (ppo:PATH, MODULE:ATTR, "
+        "path/to/file.py:ATTR) which players may choose as opponents; the "
+        "spec table's own bots (random, greedy, tactician, expert, pimc[:N]) "
+        "are always allowed",
+    )
+    serve.add_argument(
+        "--client-rate",
+        type=rate,
+        default=DEFAULT_CLIENT_RATE,
+        metavar="R",
+        help="requests a second one client address may make, sustained "
+        f"(bursts of twice as many); beyond: 429 (default {DEFAULT_CLIENT_RATE:g}; "
+        "0: no limit)",
+    )
+    serve.add_argument(
+        "--client-games",
+        type=count,
+        default=DEFAULT_CLIENT_GAMES,
+        metavar="N",
+        help="new games one client address may start a minute; beyond: 429 "
+        f"(default {DEFAULT_CLIENT_GAMES}; 0: no limit)",
+    )
+    serve.add_argument(
+        "--client-held",
+        type=count,
+        default=DEFAULT_CLIENT_HELD,
+        metavar="N",
+        help="games in play one client address may hold at once; beyond: 429 "
+        f"(default {DEFAULT_CLIENT_HELD}; 0: no limit)",
+    )
+    serve.add_argument(
+        "--client-think",
+        type=rate,
+        default=DEFAULT_CLIENT_THINK,
+        metavar="S",
+        help="seconds the bots of one client address's games may think in "
+        f"any minute; beyond: 429 (default {DEFAULT_CLIENT_THINK:g}; 0: no "
+        "limit)",
+    )
+    serve.add_argument(
+        "--client-connections",
+        type=count,
+        default=DEFAULT_CLIENT_CONNECTIONS,
+        metavar="N",
+        help="connections one client address may hold at once; "
+        f"beyond: 503 (default {DEFAULT_CLIENT_CONNECTIONS}; 0: no limit)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        type=address,
+        default=None,
+        metavar="ADDR",
+        help="the address of a reverse proxy in front of this server: for its "
+        "requests, the client is the last address of X-Forwarded-For (without "
+        "this flag that header is ignored)",
+    )
+    serve.add_argument(
+        "--log", action="store_true", help="log every request (uvicorn's log; tokens as [redacted])"
+    )
     serve.set_defaults(run=run)
 
 
@@ -169,8 +256,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     for spec in args.agents:
         if ":" not in spec:
-            parser.error(f"--agents {spec}: expected a spec naming a file or module "
-                         "(ppo:PATH, MODULE:ATTR, path/to/file.py:ATTR)")  # fmt: skip
+            parser.error(
+                f"--agents {spec}: expected a spec naming a file or module "
+                "(ppo:PATH, MODULE:ATTR, path/to/file.py:ATTR)"
+            )
         try:
             make_agent(spec)  # loads now: a bad spec is refused before the server starts
         except ValueError as e:
@@ -212,14 +301,24 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     bound = sock.getsockname()[1]
     shown = f"[{args.host.strip('[]')}]" if ":" in args.host else args.host
-    print(f"Craits: serving http://{shown}:{bound}/ — play, watch (/watch), compare "
-          f"(/compare); saved games go to {args.games}. Ctrl-C stops.", flush=True)  # fmt: skip
+    print(
+        f"Craits: serving http://{shown}:{bound}/ — play, watch (/watch), compare "
+        f"(/compare); saved games go to {args.games}. Ctrl-C stops.",
+        flush=True,
+    )
     if not loopback:
-        print(f"craits serve: note: listening on {args.host}: anyone who can reach this "
-              "machine can play and read the listed files", file=sys.stderr)  # fmt: skip
+        print(
+            f"craits serve: note: listening on {args.host}: anyone who can reach this "
+            "machine can play and read the listed files",
+            file=sys.stderr,
+        )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops, then passes Ctrl-C on
-        serve(app, sock, log=args.log,
-              connections_per_client=args.client_connections,
-              trusted_proxy=args.trusted_proxy)  # fmt: skip
+        serve(
+            app,
+            sock,
+            log=args.log,
+            connections_per_client=args.client_connections,
+            trusted_proxy=args.trusted_proxy,
+        )
     print("Craits: stopped.", flush=True)
     return 0

@@ -32,29 +32,45 @@ def add_parser(sub: Any) -> None:
     tour.add_argument("--players", "-n", type=a.players, default=4, help="2-10 (default 4)")
     tour.add_argument("--deals", type=a.positive_int, default=100, help="deals (default 100)")
     tour.add_argument("--seed", type=int, default=0, help="seed of the whole table (default 0)")
-    tour.add_argument("--workers", type=a.positive_int, default=1,
-                      help="parallel processes on this machine (default 1)")  # fmt: skip
-    tour.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                      help="run on a Ray cluster (no ADDRESS: a local Ray)")  # fmt: skip
+    tour.add_argument(
+        "--workers",
+        type=a.positive_int,
+        default=1,
+        help="parallel processes on this machine (default 1)",
+    )
+    tour.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Ray cluster (no ADDRESS: a local Ray)",
+    )
     tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
     tour.add_argument(
-        "--schedule", choices=("all", "cycle"), default="all",
+        "--schedule",
+        choices=("all", "cycle"),
+        default="all",
         help="with more specs than players: every line-up on every deal (all, default) or one "
         "line-up per deal in turn (cycle: 1/L of the games)",
-    )  # fmt: skip
+    )
     tour.add_argument(
-        "--rotations", choices=("all", "one"), default="all",
+        "--rotations",
+        choices=("all", "one"),
+        default="all",
         help="each deal under every seat rotation (all, default) or under rotation "
         "DEAL %% PLAYERS only (one: a game per deal and line-up; no duplicate cancelling within "
         "a deal, but tournaments of the same --seed pair deal by deal)",
-    )  # fmt: skip
+    )
     tour.add_argument("--title", default=None, help="title of the Markdown table and chart")
     tour.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     tour.add_argument(
-        "--record", type=Path, default=None, metavar="FILE",
-        help="also save every game as a game record (JSON Lines, in plan order; see craits "
-        "replay)",
-    )  # fmt: skip
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also save every game as a game record (JSON Lines, in plan order; see craits replay)",
+    )
     a.add_rule_args(tour)
     tour.set_defaults(run=run)
 
@@ -87,8 +103,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--record {args.record} would overwrite the tournament's own {GAMES_FILE}")
     try:
         specs = tuple(args.specs)
-        config = TournamentConfig(specs, args.players, args.deals, args.seed, rules,
-                                  args.schedule, rotations=args.rotations)  # fmt: skip
+        config = TournamentConfig(
+            specs,
+            args.players,
+            args.deals,
+            args.seed,
+            rules,
+            args.schedule,
+            rotations=args.rotations,
+        )
         # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
         config = identify(config)
         ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
@@ -101,9 +124,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     command = "craits tournament " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     try:
-        games = run_tournament(config, args.out, workers=args.workers, use_ray=args.ray is not None,
-                          ray_address=args.ray or None, progress=progress,
-                          record=args.record is not None)  # fmt: skip
+        games = run_tournament(
+            config,
+            args.out,
+            workers=args.workers,
+            use_ray=args.ray is not None,
+            ray_address=args.ray or None,
+            progress=progress,
+            record=args.record is not None,
+        )
         if args.record is not None:
             from craits_env.records import write_records
 
@@ -115,12 +144,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         a.fail(parser.prog, str(e), f"finished games are kept in {args.out}")
         return 1
     except OSError as e:  # a full disk, a lost mount: a rerun resumes once it is fixed
-        a.fail(parser.prog, str(e), f"finished games are kept in {args.out}; rerun the same "
-               "command to resume")  # fmt: skip
+        a.fail(
+            parser.prog,
+            str(e),
+            f"finished games are kept in {args.out}; rerun the same command to resume",
+        )
         return 1
     except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted; finished games are kept in {args.out}; rerun the "
-              "same command to resume", file=sys.stderr)  # fmt: skip
+        print(
+            f"{parser.prog}: interrupted; finished games are kept in {args.out}; rerun the "
+            "same command to resume",
+            file=sys.stderr,
+        )
         return 130
     finally:
         progress.close()
@@ -140,8 +175,10 @@ def recovery(refusal: Exception, out: Path | None = None) -> list[str]:
         return []
     path, line = found
     out = Path(path).parent if out is None else out
-    return [f"hint: remove line {line} of {path} (that game is played again; the finished games "
-            f"on the other lines are kept), or remove {out} to start over"]  # fmt: skip
+    return [
+        f"hint: remove line {line} of {path} (that game is played again; the finished games "
+        f"on the other lines are kept), or remove {out} to start over"
+    ]
 
 
 def corrupt_line(message: str) -> tuple[str, int] | None:

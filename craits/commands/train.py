@@ -39,31 +39,70 @@ def add_parser(sub: Any) -> None:
         "refusal (nothing written); 130 interrupted (a checkpoint is saved: the message gives "
         "the --resume command).",
     )
-    train.add_argument("--config", "-c", default=None, metavar="NAME",
-                       help="a configuration name (ppo_4p, ppo_2p, ...) or a .toml file "
-                       "(default ppo_4p)")  # fmt: skip
-    train.add_argument("--total-steps", type=a.positive_int, default=None, metavar="N",
-                       help="environment steps to train for (every seat's decisions)")  # fmt: skip
+    train.add_argument(
+        "--config",
+        "-c",
+        default=None,
+        metavar="NAME",
+        help="a configuration name (ppo_4p, ppo_2p, ...) or a .toml file (default ppo_4p)",
+    )
+    train.add_argument(
+        "--total-steps",
+        type=a.positive_int,
+        default=None,
+        metavar="N",
+        help="environment steps to train for (every seat's decisions)",
+    )
     train.add_argument("--seed", type=int, default=None, help="seed of the run")
-    train.add_argument("--out", type=Path, default=None, metavar="DIR",
-                       help="run directory (default runs/<run name>)")  # fmt: skip
-    train.add_argument("--resume", type=Path, default=None, metavar="PATH",
-                       help="continue a run exactly from a checkpoint or a run directory "
-                       "(its latest checkpoint)")  # fmt: skip
-    train.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
-                       help="where the update runs (default: the config's, auto)")  # fmt: skip
-    train.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE",
-                       help="override a config key (a TOML value), e.g. --set "
-                       "learning_rate=3e-4 --set opponents.greedy=0.5 --set "
-                       "rules.face_cards=true")  # fmt: skip
+    train.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run directory (default runs/<run name>)",
+    )
+    train.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="continue a run exactly from a checkpoint or a run directory (its latest checkpoint)",
+    )
+    train.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default=None,
+        help="where the update runs (default: the config's, auto)",
+    )
+    train.add_argument(
+        "--set",
+        "-s",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key (a TOML value), e.g. --set "
+        "learning_rate=3e-4 --set opponents.greedy=0.5 --set "
+        "rules.face_cards=true",
+    )
     a.add_rule_args(train)  # -r NAME=VALUE, --short: the rules, as every command spells them
-    train.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                       help="play the games on Ray rollout workers: a local Ray instance "
-                       "without ADDRESS, else that cluster's (auto, HOST:PORT, "
-                       "ray://HOST:PORT); needs the ray extra")  # fmt: skip
-    train.add_argument("--workers", type=a.positive_int, default=None, metavar="K",
-                       help="rollout workers with --ray, one CPU each (default 2); each steps "
-                       "num_games games and collects its share of every batch")  # fmt: skip
+    train.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games on Ray rollout workers: a local Ray instance "
+        "without ADDRESS, else that cluster's (auto, HOST:PORT, "
+        "ray://HOST:PORT); needs the ray extra",
+    )
+    train.add_argument(
+        "--workers",
+        type=a.positive_int,
+        default=None,
+        metavar="K",
+        help="rollout workers with --ray, one CPU each (default 2); each steps "
+        "num_games games and collects its share of every batch",
+    )
     train.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     train.set_defaults(run=run)
 
@@ -85,9 +124,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     config = None
     if args.resume is not None:
         if args.config is not None or args.seed is not None or args.set or args.rule or args.short:
-            parser.error("--resume continues a run with its own configuration: only "
-                         "--total-steps, --out, --device, --ray, --workers, --no-progress go "
-                         "with it")  # fmt: skip
+            parser.error(
+                "--resume continues a run with its own configuration: only "
+                "--total-steps, --out, --device, --ray, --workers, --no-progress go "
+                "with it"
+            )
     else:
         overrides = list(args.set)
         if args.seed is not None:
@@ -101,13 +142,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.ray is not None:
         rollouts = RayOptions(workers=args.workers or DEFAULT_WORKERS, address=args.ray or None)
     try:
-        result = train(config, out=args.out, resume=args.resume, total_steps=args.total_steps,
-                       device=args.device, rollouts=rollouts,
-                       progress=not args.no_progress)  # fmt: skip
+        result = train(
+            config,
+            out=args.out,
+            resume=args.resume,
+            total_steps=args.total_steps,
+            device=args.device,
+            rollouts=rollouts,
+            progress=not args.no_progress,
+        )
     except RunExists as e:
         q = shlex.quote(str(e.out))
-        parser.error(f"{e.out} already holds a run: continue it with --resume {q}, or choose "
-                     "another --out")  # fmt: skip
+        parser.error(
+            f"{e.out} already holds a run: continue it with --resume {q}, or choose another --out"
+        )
     except ValueError as e:
         parser.error(str(e))
     except (TournamentError, WorkersFailed) as e:  # an evaluation game failed (a bot's
@@ -117,22 +165,29 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except KeyboardInterrupt as e:  # a second Ctrl-C, or one before the loop began
         return _train_interrupted(getattr(e, "run_dir", None) or args.resume or args.out)
     if result.interrupted == "training":
-        print(f"craits train: interrupted at step {result.global_step:,}; checkpoint saved: "
-              f"{result.final_checkpoint}; continue with: craits train --resume "
-              f"{shlex.quote(str(result.run_dir))}", file=sys.stderr)  # fmt: skip
+        print(
+            f"craits train: interrupted at step {result.global_step:,}; checkpoint saved: "
+            f"{result.final_checkpoint}; continue with: craits train --resume "
+            f"{shlex.quote(str(result.run_dir))}",
+            file=sys.stderr,
+        )
         return 130
     if result.interrupted == "evaluation":
-        print(f"craits train: interrupted in the final evaluation; the trained agent is "
-              f"{result.final_checkpoint}; finish the evaluation (played games are kept) with: "
-              f"craits train --resume {shlex.quote(str(result.run_dir))}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"craits train: interrupted in the final evaluation; the trained agent is "
+            f"{result.final_checkpoint}; finish the evaluation (played games are kept) with: "
+            f"craits train --resume {shlex.quote(str(result.run_dir))}",
+            file=sys.stderr,
+        )
         return 130
     for evaluation in result.evaluations.values():
         print()
         print(evaluation["markdown"].rstrip())
-    print(f"\n{result.global_step:,} steps in {result.updates} updates, {result.sps:,.0f} steps/s; "
-          f"agent: ppo:{result.run_dir}; TensorBoard: tensorboard --logdir "
-          f"{result.run_dir}")  # fmt: skip
+    print(
+        f"\n{result.global_step:,} steps in {result.updates} updates, {result.sps:,.0f} steps/s; "
+        f"agent: ppo:{result.run_dir}; TensorBoard: tensorboard --logdir "
+        f"{result.run_dir}"
+    )
     return 0
 
 
@@ -158,8 +213,11 @@ def _train_interrupted(where: Path | None) -> int:
     except ValueError:
         found = None
     if found is not None:
-        print(f"craits train: interrupted; continue from {found} with: craits train --resume "
-              f"{shlex.quote(str(where))}", file=sys.stderr)  # fmt: skip
+        print(
+            f"craits train: interrupted; continue from {found} with: craits train --resume "
+            f"{shlex.quote(str(where))}",
+            file=sys.stderr,
+        )
     else:
         print(
             "craits train: interrupted before the first checkpoint; nothing to resume",

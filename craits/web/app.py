@@ -112,8 +112,12 @@ JsonBody = Annotated[Any, Body()]
 STORE_FILE = "live-games.sqlite3"
 """The live games' store in ``games_dir`` unless ``Settings.store`` says otherwise."""
 STATIC = Path(__file__).resolve().parent / "static"  # package data
-PAGES = {"/": "index.html", "/play": "play.html", "/watch": "watch.html",
-         "/compare": "compare.html"}  # fmt: skip
+PAGES = {
+    "/": "index.html",
+    "/play": "play.html",
+    "/watch": "watch.html",
+    "/compare": "compare.html",
+}
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -180,10 +184,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     database = GameDatabase(settings.store or Path(settings.games_dir) / STORE_FILE)
     thinkers = Thinkers(settings.bot_workers, settings.move_seconds)
-    store = SessionStore(database, thinkers, StoreLimits(
-        max_games=settings.max_games, idle_seconds=settings.idle_seconds,
-        keep_seconds=settings.keep_seconds, client_games=settings.client_games,
-        client_think=settings.client_think))  # fmt: skip
+    store = SessionStore(
+        database,
+        thinkers,
+        StoreLimits(
+            max_games=settings.max_games,
+            idle_seconds=settings.idle_seconds,
+            keep_seconds=settings.keep_seconds,
+            client_games=settings.client_games,
+            client_think=settings.client_think,
+        ),
+    )
     library = Library(settings.games_dir, settings.record_dirs, settings.result_dirs)
     extra_specs = tuple(settings.agents)
     proxy = settings.client_limits.trusted_proxy if settings.client_limits else None
@@ -195,13 +206,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         thinkers.close()
 
-    app = FastAPI(title="Craits", version=__version__, docs_url=None, redoc_url=None,
-                  openapi_url=None, lifespan=lifespan)  # fmt: skip
+    app = FastAPI(
+        title="Craits",
+        version=__version__,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
     app.state.store = store
     app.state.library = library
     # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies
-    app.add_middleware(BodyLimits, max_bytes=settings.max_body_bytes,
-                       timeout=settings.body_timeout)  # fmt: skip
+    app.add_middleware(BodyLimits, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     if settings.allowed_hosts is not None:
         app.add_middleware(JsonHostCheck, allowed_hosts=list(settings.allowed_hosts))
     if settings.client_limits is not None:
@@ -288,9 +304,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def rules() -> dict[str, Any]:
         default = Rules().to_dict()
         kinds = options.field_types(Rules)
-        return {"options": [{"name": f.name, "default": default[f.name],
-                             "allowed": options.allowed(kinds[f.name])}
-                            for f in dataclasses.fields(Rules)]}  # fmt: skip
+        return {
+            "options": [
+                {
+                    "name": f.name,
+                    "default": default[f.name],
+                    "allowed": options.allowed(kinds[f.name]),
+                }
+                for f in dataclasses.fields(Rules)
+            ]
+        }
 
     # ------------------------------------------------------------------ records, results
 
@@ -311,8 +334,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         count: int = FRAMES_PAGE,
     ) -> Any:
         if start < 0 or not 1 <= count <= FRAMES_PAGE:
-            raise ApiError(400, f"from: got {start}, count: got {count}; allowed from >= 0 and "
-                                f"count 1 to {FRAMES_PAGE}")  # fmt: skip
+            raise ApiError(
+                400,
+                f"from: got {start}, count: got {count}; allowed from >= 0 and "
+                f"count 1 to {FRAMES_PAGE}",
+            )
         frames = game_frames(library.record(file, game), seat, start, count)
         return JSONResponse({"file": file, "game": game, **frames})
 

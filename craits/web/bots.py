@@ -107,8 +107,13 @@ class _Tables:
         table = self._tables.pop(job.game_id, None)
         done = len(table.actions) if table is not None else 0
         if table is None or tuple(table.actions) != job.actions[:done]:
-            table = HumanTable(job.opponents, seat=job.seat, seed=job.seed,
-                               rules=Rules.from_dict(job.rules), source="craits serve")  # fmt: skip
+            table = HumanTable(
+                job.opponents,
+                seat=job.seat,
+                seed=job.seed,
+                rules=Rules.from_dict(job.rules),
+                source="craits serve",
+            )
             table.start()
             done = 0
         for action in job.actions[done:]:
@@ -215,8 +220,9 @@ class _Process:
     def __init__(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child,), daemon=True,
-                                   name="craits-thinker")  # fmt: skip
+        self.process = ctx.Process(
+            target=_worker, args=(child,), daemon=True, name="craits-thinker"
+        )
         self.process.start()
         child.close()
         if not self.conn.poll(START_SECONDS) or self.conn.recv() != "ready":
@@ -264,11 +270,13 @@ class Thinkers:
             if self._started:
                 return
             self._started = True
-            lanes = [(self._serve_here, ())] + [(self._serve_process, (i,))
-                                                for i in range(self.workers)]  # fmt: skip
+            lanes = [(self._serve_here, ())] + [
+                (self._serve_process, (i,)) for i in range(self.workers)
+            ]
             for n, (target, args) in enumerate(lanes):
-                thread = threading.Thread(target=target, args=args, daemon=True,
-                                          name=f"craits-bots-{n}")  # fmt: skip
+                thread = threading.Thread(
+                    target=target, args=args, daemon=True, name=f"craits-bots-{n}"
+                )
                 thread.start()
                 self._threads.append(thread)
 

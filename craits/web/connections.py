@@ -65,8 +65,10 @@ def connection_limit(requested: int = MAX_CONNECTIONS) -> int:
 
 def _canned(status: int, reason: str, message: str) -> bytes:
     body = json.dumps({"error": one_line(message)}).encode()
-    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n")  # fmt: skip
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
     return head.encode() + body
 
 
@@ -80,12 +82,22 @@ def protocol_class(
     per client: no per-client cap; ``exempt``: an address without one (a trusted proxy)."""
     limit = connection_limit() if max_connections is None else max_connections
     held: dict[str, int] = {}  # connections by client address, of this server
-    full = _canned(503, "Service Unavailable", f"the server holds {limit} connections, its "
-                   "limit: try again later")  # fmt: skip
-    malformed = _canned(400, "Bad Request", "invalid HTTP request: malformed, or its line "
-                        f"and headers over {MAX_HEADER_BYTES} bytes")  # fmt: skip
-    crowded = _canned(503, "Service Unavailable", f"at most {connections_per_client} "
-                      "connections at once from one address: reuse one (keep-alive)")  # fmt: skip
+    full = _canned(
+        503,
+        "Service Unavailable",
+        f"the server holds {limit} connections, its limit: try again later",
+    )
+    malformed = _canned(
+        400,
+        "Bad Request",
+        f"invalid HTTP request: malformed, or its line and headers over {MAX_HEADER_BYTES} bytes",
+    )
+    crowded = _canned(
+        503,
+        "Service Unavailable",
+        f"at most {connections_per_client} "
+        "connections at once from one address: reuse one (keep-alive)",
+    )
 
     class GuardedH11Protocol(H11Protocol):
         _address: str | None = None
@@ -194,9 +206,11 @@ def quiet_logs() -> None:
     """Install (once) :class:`QuietRepeats` on ``asyncio`` (one line each: a failed
     ``accept()``) and on ``uvicorn.error`` (tracebacks kept: a fault of the application),
     and :class:`RedactTokens` on ``uvicorn.access``."""
-    filters: list[tuple[str, logging.Filter]] = [("asyncio", QuietRepeats()),
-                                                 ("uvicorn.error", QuietRepeats(shorten=False)),
-                                                 ("uvicorn.access", RedactTokens())]  # fmt: skip
+    filters: list[tuple[str, logging.Filter]] = [
+        ("asyncio", QuietRepeats()),
+        ("uvicorn.error", QuietRepeats(shorten=False)),
+        ("uvicorn.access", RedactTokens()),
+    ]
     for name, made in filters:
         logger = logging.getLogger(name)
         if not any(type(f) is type(made) for f in logger.filters):

@@ -88,9 +88,16 @@ class StoredGame:
     actions: list[int] = field(default_factory=list)
 
     def definition(self) -> str:
-        return json.dumps({"opponents": list(self.opponents), "seat": self.seat,
-                           "seed": str(self.seed), "seed_chosen": self.seed_chosen,
-                           "rules": self.rules}, sort_keys=True)  # fmt: skip
+        return json.dumps(
+            {
+                "opponents": list(self.opponents),
+                "seat": self.seat,
+                "seed": str(self.seed),
+                "seed_chosen": self.seed_chosen,
+                "rules": self.rules,
+            },
+            sort_keys=True,
+        )
 
 
 class GameDatabase:
@@ -108,8 +115,10 @@ class GameDatabase:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 conn.close()
-                raise StoreError(f"store {where}: schema version {version}, this craits reads "
-                                 f"{SCHEMA_VERSION} (a store of another version)")  # fmt: skip
+                raise StoreError(
+                    f"store {where}: schema version {version}, this craits reads "
+                    f"{SCHEMA_VERSION} (a store of another version)"
+                )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
@@ -142,16 +151,28 @@ class GameDatabase:
         """Store a new game with the actions it starts with (the bots' first moves)."""
         now = self._clock()
         game.created = game.moved = now
-        statements: list[tuple[str, Sequence[Any]]] = [(
-            "INSERT INTO games (game_id, token, client, created, moved, definition, resigned,"
-            " failed, finished) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
-            (game.game_id, game.token, game.client, now, now, game.definition(), game.failed,
-             int(game.failed is not None)))]  # fmt: skip
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (
+                "INSERT INTO games (game_id, token, client, created, moved, definition, resigned,"
+                " failed, finished) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                (
+                    game.game_id,
+                    game.token,
+                    game.client,
+                    now,
+                    now,
+                    game.definition(),
+                    game.failed,
+                    int(game.failed is not None),
+                ),
+            )
+        ]
         statements += self._action_rows(game.game_id, 0, game.actions)
         self._write(statements)
 
-    def add_actions(self, game_id: str, start: int, actions: Sequence[int],
-                    finished: bool = False) -> None:  # fmt: skip
+    def add_actions(
+        self, game_id: str, start: int, actions: Sequence[int], finished: bool = False
+    ) -> None:
         """Append ``actions`` (the first at index ``start``); ``finished``: the game ended."""
         statements = self._action_rows(game_id, start, actions)
         update = "UPDATE games SET moved = ?, finished = MAX(finished, ?) WHERE game_id = ?"
@@ -160,13 +181,25 @@ class GameDatabase:
 
     def end(self, game_id: str, *, resigned: bool = False, failed: str | None = None) -> None:
         """The game stopped: resigned by the person, or stopped by a bot (``failed``)."""
-        self._write([("UPDATE games SET resigned = MAX(resigned, ?), failed = COALESCE(?, failed),"
-                      " finished = 1, moved = ? WHERE game_id = ?",
-                      (int(resigned), failed, self._clock(), game_id))])  # fmt: skip
+        self._write(
+            [
+                (
+                    "UPDATE games SET resigned = MAX(resigned, ?), failed = COALESCE(?, failed),"
+                    " finished = 1, moved = ? WHERE game_id = ?",
+                    (int(resigned), failed, self._clock(), game_id),
+                )
+            ]
+        )
 
     def set_saved(self, game_id: str, saved: dict[str, str]) -> None:
-        self._write([("UPDATE games SET saved = ? WHERE game_id = ?",
-                      (json.dumps(saved, sort_keys=True), game_id))])  # fmt: skip
+        self._write(
+            [
+                (
+                    "UPDATE games SET saved = ? WHERE game_id = ?",
+                    (json.dumps(saved, sort_keys=True), game_id),
+                )
+            ]
+        )
 
     def forget_before(self, moved: float) -> int:
         """Delete the games that last moved before ``moved``; how many."""
@@ -178,10 +211,16 @@ class GameDatabase:
             return int(cursor.rowcount)
 
     @staticmethod
-    def _action_rows(game_id: str, start: int,
-                     actions: Sequence[int]) -> list[tuple[str, Sequence[Any]]]:  # fmt: skip
-        return [("INSERT INTO actions (game_id, idx, action) VALUES (?, ?, ?)",
-                 (game_id, start + i, int(a))) for i, a in enumerate(actions)]  # fmt: skip
+    def _action_rows(
+        game_id: str, start: int, actions: Sequence[int]
+    ) -> list[tuple[str, Sequence[Any]]]:
+        return [
+            (
+                "INSERT INTO actions (game_id, idx, action) VALUES (?, ?, ?)",
+                (game_id, start + i, int(a)),
+            )
+            for i, a in enumerate(actions)
+        ]
 
     # ------------------------------------------------------------------ reads
 
@@ -190,7 +229,9 @@ class GameDatabase:
         with self._lock:
             row = self._conn.execute(
                 "SELECT game_id, token, client, created, moved, definition, resigned, failed,"
-                " saved FROM games WHERE game_id = ?", (game_id,)).fetchone()  # fmt: skip
+                " saved FROM games WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
             if row is None:
                 return None
             rows = self._conn.execute(
@@ -199,12 +240,21 @@ class GameDatabase:
             actions = [a for (a,) in rows]
         d = json.loads(row[5])
         return StoredGame(
-            game_id=row[0], token=row[1], client=row[2], opponents=tuple(d["opponents"]),
-            seat=int(d["seat"]), seed=int(d["seed"]), seed_chosen=bool(d["seed_chosen"]),
-            rules=d["rules"], created=row[3], moved=row[4], resigned=bool(row[6]),
-            failed=row[7], saved=None if row[8] is None else json.loads(row[8]),
+            game_id=row[0],
+            token=row[1],
+            client=row[2],
+            opponents=tuple(d["opponents"]),
+            seat=int(d["seat"]),
+            seed=int(d["seed"]),
+            seed_chosen=bool(d["seed_chosen"]),
+            rules=d["rules"],
+            created=row[3],
+            moved=row[4],
+            resigned=bool(row[6]),
+            failed=row[7],
+            saved=None if row[8] is None else json.loads(row[8]),
             actions=actions,
-        )  # fmt: skip
+        )
 
     def live(self, since: float, client: str | None = None) -> int:
         """The games not finished that moved at or after ``since`` (of ``client``, if given)."""

@@ -41,8 +41,9 @@ def error_response(
     status: int, message: object, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     """The response of a refusal: ``status`` and ``{"error": one_line(message)}``."""
-    return JSONResponse({"error": one_line(message)}, status_code=status,
-                        headers=dict(headers or {}))  # fmt: skip
+    return JSONResponse(
+        {"error": one_line(message)}, status_code=status, headers=dict(headers or {})
+    )
 
 
 async def send_error(
@@ -50,8 +51,12 @@ async def send_error(
 ) -> None:
     """Send the same response as :func:`error_response` from an ASGI middleware."""
     body = json.dumps({"error": one_line(message)}).encode()
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-           (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]  # fmt: skip
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+        (b"x-content-type-options", b"nosniff"),
+    ]
     raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -52,8 +52,11 @@ class Scan:
     complete: bool
 
 
-def scan(root: Path, wanted: Callable[[str], bool], clock: Callable[[], float] = time.monotonic,
-         ) -> Scan:  # fmt: skip
+def scan(
+    root: Path,
+    wanted: Callable[[str], bool],
+    clock: Callable[[], float] = time.monotonic,
+) -> Scan:
     """The files under ``root`` whose name is ``wanted`` (see the module docstring)."""
     deadline = clock() + SCAN_SECONDS
     inside = root.resolve()
@@ -162,8 +165,10 @@ class Folders:
         folder's index, the folder, the folder as shown, the file)."""
         scans = [(i, root, self._scan(kind, i, root, wanted)) for i, root in enumerate(roots)]
         complete = all(s.complete for _, _, s in scans)
-        files = sorted(((f, i, root) for i, root, s in scans for f in s.found),
-                       key=lambda t: _newest_first(t[0]))  # fmt: skip
+        files = sorted(
+            ((f, i, root) for i, root, s in scans for f in s.found),
+            key=lambda t: _newest_first(t[0]),
+        )
         folders = [plain(shown(root)) for root in roots]
         shown_ones: list[dict[str, Any]] = []
         skipped = 0

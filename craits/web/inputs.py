@@ -53,8 +53,9 @@ def check_new_game_body(body: object, extra_specs: Collection[str] = ()) -> None
             continue
         name, sep, arg = spec.strip().partition(":")
         if sep and name in NUMBERED_SPECS and not SPEC_NUMBER.fullmatch(arg):
-            raise _bad(f"opponent {spec!r}: N of {name}:N is written in digits 0-9, "
-                       f"1 to {MAX_SPEC_NUMBER}")  # fmt: skip
+            raise _bad(
+                f"opponent {spec!r}: N of {name}:N is written in digits 0-9, 1 to {MAX_SPEC_NUMBER}"
+            )
     rules = body.get("rules")
     for name, raw in rules.items() if isinstance(rules, dict) else ():
         if isinstance(raw, str) and not raw.isascii():
@@ -66,8 +67,10 @@ def check_new_game(request: NewGame) -> NewGame:
     rules = request.rules
     seed = request.seed
     if seed is not None and seed >= 10**MAX_SEED_DIGITS:
-        raise _bad(f"seed: got a number of more than {MAX_SEED_DIGITS} digits, allowed "
-                   f"0 to 10**{MAX_SEED_DIGITS} - 1 or null (a fresh seed)")  # fmt: skip
+        raise _bad(
+            f"seed: got a number of more than {MAX_SEED_DIGITS} digits, allowed "
+            f"0 to 10**{MAX_SEED_DIGITS} - 1 or null (a fresh seed)"
+        )
     hands = len(rules.hand_sizes)
     if hands > MAX_HANDS:
         raise _bad(f"rules: hand_sizes: got {hands} hands, allowed 1 to {MAX_HANDS} here")
@@ -76,8 +79,9 @@ def check_new_game(request: NewGame) -> NewGame:
         value = getattr(rules, name)
         if value > most:
             default = getattr(Rules(), name)
-            raise _bad(f"rules: {name}: got {value}, allowed at most {most} here "
-                       f"(default {default})")  # fmt: skip
+            raise _bad(
+                f"rules: {name}: got {value}, allowed at most {most} here (default {default})"
+            )
     return request
 
 
@@ -86,8 +90,10 @@ def check_action_body(body: object) -> None:
     if isinstance(body, dict) and isinstance(body.get("action"), str):
         action = body["action"]
         if not action.isascii():
-            raise _bad(f"action: got {action!r}, allowed an action id 0-58 or its text "
-                       "('7c', 'draw', 'call h')")  # fmt: skip
+            raise _bad(
+                f"action: got {action!r}, allowed an action id 0-58 or its text "
+                "('7c', 'draw', 'call h')"
+            )
 
 
 def bearer_token(headers: Mapping[str, str]) -> str | None:

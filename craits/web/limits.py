@@ -65,13 +65,17 @@ class ClientLimits:
 
     def __post_init__(self) -> None:
         if not self.requests_per_second >= 0 or not math.isfinite(self.requests_per_second):
-            raise ValueError(f"requests_per_second: got {self.requests_per_second!r}, allowed "
-                             "a number >= 0 (0: no limit)")  # fmt: skip
+            raise ValueError(
+                f"requests_per_second: got {self.requests_per_second!r}, allowed "
+                "a number >= 0 (0: no limit)"
+            )
         if self.burst < 1:
             raise ValueError(f"burst: got {self.burst!r}, allowed an int >= 1")
         if self.games_per_minute < 0:
-            raise ValueError(f"games_per_minute: got {self.games_per_minute!r}, allowed an "
-                             "int >= 0 (0: no limit)")  # fmt: skip
+            raise ValueError(
+                f"games_per_minute: got {self.games_per_minute!r}, allowed an "
+                "int >= 0 (0: no limit)"
+            )
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -177,20 +181,31 @@ class ClientRateLimit:
         if limits.requests_per_second > 0:
             wait = self._requests.take(client)
             if wait > 0:
-                await send_error(send, 429, f"too many requests from {client}: at most "
-                                 f"{limits.requests_per_second:g} a second (bursts of "
-                                 f"{limits.burst}); retry in {math.ceil(wait)} s",
-                                 _retry_after(wait))  # fmt: skip
+                await send_error(
+                    send,
+                    429,
+                    f"too many requests from {client}: at most "
+                    f"{limits.requests_per_second:g} a second (bursts of "
+                    f"{limits.burst}); retry in {math.ceil(wait)} s",
+                    _retry_after(wait),
+                )
                 return
-        if not (limits.games_per_minute > 0 and scope["method"] == "POST"
-                and scope["path"] == GAMES_ROUTE):  # fmt: skip
+        if not (
+            limits.games_per_minute > 0
+            and scope["method"] == "POST"
+            and scope["path"] == GAMES_ROUTE
+        ):
             await self.app(scope, receive, send)
             return
         wait = self._games.wait(client)
         if wait > 0:
-            await send_error(send, 429, f"too many new games from {client}: at most "
-                             f"{limits.games_per_minute} a minute; retry in {math.ceil(wait)} s",
-                             _retry_after(wait))  # fmt: skip
+            await send_error(
+                send,
+                429,
+                f"too many new games from {client}: at most "
+                f"{limits.games_per_minute} a minute; retry in {math.ceil(wait)} s",
+                _retry_after(wait),
+            )
             return
         stamp = self._games.add(client)  # counted now: games started at once count too
         kept = False
@@ -231,8 +246,12 @@ class JsonHostCheck:
             name = host_name(_header(scope, b"host"))
             if name not in self.allowed and name.strip("[]") not in self.allowed:
                 if scope["type"] == "http":
-                    await send_error(send, 400, f"Host {name!r} is not served here; allowed: "
-                                     f"{', '.join(sorted(self.allowed))}")  # fmt: skip
+                    await send_error(
+                        send,
+                        400,
+                        f"Host {name!r} is not served here; allowed: "
+                        f"{', '.join(sorted(self.allowed))}",
+                    )
                 return
         await self.app(scope, receive, send)
 
@@ -272,8 +291,9 @@ class BodyLimits:
             return
         length = _header(scope, b"content-length")
         if length is not None and not _CONTENT_LENGTH.fullmatch(length.strip()):
-            await send_error(send, 400, f"Content-Length: got {length!r}, expected a number "
-                             "of bytes", _CLOSE)  # fmt: skip
+            await send_error(
+                send, 400, f"Content-Length: got {length!r}, expected a number of bytes", _CLOSE
+            )
             return
         if length is not None and int(length) > self.max_bytes:
             await send_error(send, 413, self._too_large(), _CLOSE)

@@ -94,14 +94,24 @@ class RecordFiles(Folders):
             return bool(self._records.get(found, is_record_file))
 
         def entry(i: int, root: Path, folder: str, found: Found) -> dict[str, Any]:
-            return {"key": self._key(i, root, found.path), "folder": folder,
-                    "name": plain(found.path.relative_to(root).as_posix()),
-                    "size": found.size, "saved": i == 0}  # fmt: skip
+            return {
+                "key": self._key(i, root, found.path),
+                "folder": folder,
+                "name": plain(found.path.relative_to(root).as_posix()),
+                "size": found.size,
+                "saved": i == 0,
+            }
 
-        files, more, complete = self._listing("records", self.record_roots, _is_jsonl, keep,
-                                              entry, offset, limit)  # fmt: skip
-        return {"files": files, "offset": offset, "limit": limit, "more": more,
-                "complete": complete}  # fmt: skip
+        files, more, complete = self._listing(
+            "records", self.record_roots, _is_jsonl, keep, entry, offset, limit
+        )
+        return {
+            "files": files,
+            "offset": offset,
+            "limit": limit,
+            "more": more,
+            "complete": complete,
+        }
 
     def _record_path(self, key: object) -> Path:
         path = self._resolve(self.record_roots, key, "record file")

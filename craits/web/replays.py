@@ -83,8 +83,14 @@ class _Frames:
     ``(player, action)``.
     """
 
-    def __init__(self, narrator: Narrator, num_players: int, seat: int | None,
-                 start: int = 0, stop: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        narrator: Narrator,
+        num_players: int,
+        seat: int | None,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> None:
         self.narrator = narrator
         self.frames: list[dict[str, Any]] = []
         self.start_at, self.stop_at = start, stop  # the window of frames made
@@ -124,8 +130,9 @@ class _Frames:
             self.frames.append(self._frame(game, self._decision(player, action), lines))
         self._counted(game)
 
-    def _frame(self, game: Game, decision: dict[str, Any] | None,
-               lines: list[Event]) -> dict[str, Any]:  # fmt: skip
+    def _frame(
+        self, game: Game, decision: dict[str, Any] | None, lines: list[Event]
+    ) -> dict[str, Any]:
         hands = game.hands
         cards = self._cards
         for s in self._shown:
@@ -167,15 +174,19 @@ class _Frames:
         return made
 
 
-def game_frames(record: dict[str, Any], seat: int | None = None, start: int = 0,
-                count: int | None = None) -> dict[str, Any]:  # fmt: skip
+def game_frames(
+    record: dict[str, Any], seat: int | None = None, start: int = 0, count: int | None = None
+) -> dict[str, Any]:
     """The frames of ``record`` (see the module docstring), from above or from ``seat``,
     the ``count`` frames from index ``start`` (``None``: to the end); :class:`ApiError`
     400 if the record does not replay, for a seat it has not, or a window outside it."""
     n = record.get("num_players")
     if seat is not None and not (isinstance(n, int) and 0 <= seat < n):
-        raise ApiError(400, f"seat: got {seat}, allowed 0 to {n - 1 if isinstance(n, int) else 0} "
-                            "or none (every hand)")  # fmt: skip
+        raise ApiError(
+            400,
+            f"seat: got {seat}, allowed 0 to {n - 1 if isinstance(n, int) else 0} "
+            "or none (every hand)",
+        )
     names = [f"player_{s}" for s in range(n or 0)]
     narrator = Narrator(names, seat)
     made = _Frames(narrator, n or 0, seat, start, None if count is None else start + count)
@@ -185,8 +196,9 @@ def game_frames(record: dict[str, Any], seat: int | None = None, start: int = 0,
     except RecordError as e:
         raise ApiError(400, f"the record does not replay: {e}") from None
     if start and start >= made.count:
-        raise ApiError(400, f"from: got {start}, the game has {made.count} frames (0 to "
-                            f"{made.count - 1})")  # fmt: skip
+        raise ApiError(
+            400, f"from: got {start}, the game has {made.count} frames (0 to {made.count - 1})"
+        )
     labels = [f"player_{s} ({spec})" for s, spec in enumerate(record["seats"])]
     return {
         "num_players": n,

@@ -107,8 +107,10 @@ def parse_rules(value: object) -> Rules:
         raise bad_request(f"rules: expected an object of rule options, got {value!r}")
     unknown = sorted(set(value) - set(RULE_NAMES))
     if unknown:
-        raise bad_request(f"rules: unknown option(s) {', '.join(map(str, unknown))}; allowed: "
-                          f"{', '.join(RULE_NAMES)}")  # fmt: skip
+        raise bad_request(
+            f"rules: unknown option(s) {', '.join(map(str, unknown))}; allowed: "
+            f"{', '.join(RULE_NAMES)}"
+        )
     chosen: dict[str, Any] = {}
     for name, raw in value.items():
         try:
@@ -128,13 +130,16 @@ def parse_new_game(body: object, extra_specs: Collection[str] = ()) -> NewGame:
     keys = ("opponents", "players", "seat", "seed", "rules")
     unknown = sorted(set(body) - set(keys))
     if unknown:
-        raise bad_request(f"unknown key(s) {', '.join(map(str, unknown))}; allowed: "
-                          f"{', '.join(keys)}")  # fmt: skip
+        raise bad_request(
+            f"unknown key(s) {', '.join(map(str, unknown))}; allowed: {', '.join(keys)}"
+        )
     opponents = body.get("opponents")
     if not isinstance(opponents, list) or not MIN_PLAYERS - 1 <= len(opponents) <= MAX_PLAYERS - 1:
         got = f"{len(opponents)} specs" if isinstance(opponents, list) else repr(opponents)
-        raise bad_request(f"opponents: got {got}, allowed a list of {MIN_PLAYERS - 1} to "
-                          f"{MAX_PLAYERS - 1} agent specs")  # fmt: skip
+        raise bad_request(
+            f"opponents: got {got}, allowed a list of {MIN_PLAYERS - 1} to "
+            f"{MAX_PLAYERS - 1} agent specs"
+        )
     specs = tuple(check_spec(s, extra_specs) for s in opponents)
     n = len(specs) + 1
     players = body.get("players", n)

@@ -42,16 +42,30 @@ class ResultSets(Folders):
 
         def entry(i: int, root: Path, folder: str, found: Found) -> dict[str, Any]:
             name = found.path.parent.relative_to(root).as_posix()
-            return {"key": self._key(i, root, found.path), "folder": folder,
-                    "name": plain(shown(found.path.parent) if name == "." else name),
-                    **self._results.get(found, _result_summary),
-                    "chart": (found.path.parent / CHART_FILE).is_file()}  # fmt: skip
+            return {
+                "key": self._key(i, root, found.path),
+                "folder": folder,
+                "name": plain(shown(found.path.parent) if name == "." else name),
+                **self._results.get(found, _result_summary),
+                "chart": (found.path.parent / CHART_FILE).is_file(),
+            }
 
-        sets, more, complete = self._listing("results", self.result_roots,
-                                             lambda name: name == RESULTS_FILE, keep, entry,
-                                             offset, limit)  # fmt: skip
-        return {"results": sets, "offset": offset, "limit": limit, "more": more,
-                "complete": complete}  # fmt: skip
+        sets, more, complete = self._listing(
+            "results",
+            self.result_roots,
+            lambda name: name == RESULTS_FILE,
+            keep,
+            entry,
+            offset,
+            limit,
+        )
+        return {
+            "results": sets,
+            "offset": offset,
+            "limit": limit,
+            "more": more,
+            "complete": complete,
+        }
 
     def leaderboard(self, suite: object = "v1") -> dict[str, Any]:
         """The benchmark's leaderboard (:mod:`craits.benchmark.leaderboard`) from every report
@@ -67,11 +81,12 @@ class ResultSets(Folders):
             card: dict[str, Any] = self._cards.get(found, _read_card)
             return card
 
-        cards, _, complete = self._listing("cards", self.result_roots,
-                                           lambda n: n == CARD_FILE, keep, entry, 0,
-                                           MAX_PAGE)  # fmt: skip
-        board = [{**r, "spec": plain(r["spec"]), "identity": plain(r["identity"])}
-                 for r in rows(cards)]  # fmt: skip
+        cards, _, complete = self._listing(
+            "cards", self.result_roots, lambda n: n == CARD_FILE, keep, entry, 0, MAX_PAGE
+        )
+        board = [
+            {**r, "spec": plain(r["spec"]), "identity": plain(r["identity"])} for r in rows(cards)
+        ]
         return {"suite": name, "rows": _finite(board), "complete": complete}
 
     def results(self, key: object) -> dict[str, Any]:
@@ -80,8 +95,12 @@ class ResultSets(Folders):
         data = _read_results(path) if path.name == RESULTS_FILE else None
         if data is None:
             raise ApiError(404, f"no result set {key!r} (see the listing for the keys)")
-        return {"key": str(key), "title": _title(path),
-                "chart": (path.parent / CHART_FILE).is_file(), **_finite(data)}  # fmt: skip
+        return {
+            "key": str(key),
+            "title": _title(path),
+            "chart": (path.parent / CHART_FILE).is_file(),
+            **_finite(data),
+        }
 
     def chart(self, key: object) -> Path:
         """The chart beside the ``results.json`` of ``key``."""
@@ -102,8 +121,12 @@ def _result_summary(path: Path) -> dict[str, Any] | None:
         agents = [plain(str(a["spec"])) for a in data["agents"]]
     except (TypeError, KeyError):
         return None
-    return {"title": plain(_title(path)), "players": data["config"].get("players"),
-            "games": data.get("games"), "agents": agents}  # fmt: skip
+    return {
+        "title": plain(_title(path)),
+        "players": data["config"].get("players"),
+        "games": data.get("games"),
+        "agents": agents,
+    }
 
 
 def _read_card(path: Path) -> dict[str, Any] | None:

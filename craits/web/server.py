@@ -68,10 +68,16 @@ def make_server(
     ``log``: uvicorn's request log (tokens redacted); ``connections_per_client`` 0: no
     per-client cap; ``trusted_proxy``: an address without one."""
     http = protocol_class(connections_per_client=connections_per_client, exempt=trusted_proxy)
-    config = uvicorn.Config(app, http=http, log_level="info" if log else "warning",
-                            access_log=log, timeout_keep_alive=KEEP_ALIVE, backlog=ACCEPT_BATCH,
-                            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                            timeout_graceful_shutdown=5)  # fmt: skip
+    config = uvicorn.Config(
+        app,
+        http=http,
+        log_level="info" if log else "warning",
+        access_log=log,
+        timeout_keep_alive=KEEP_ALIVE,
+        backlog=ACCEPT_BATCH,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_graceful_shutdown=5,
+    )
     quiet_logs()
     return _Server(config)
 
@@ -106,8 +112,9 @@ def running(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """Serve ``app`` in a background thread; yields its base URL (``http://HOST:PORT``)."""
     sock = listen(host, port)
     server = make_server(app)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="craits-serve")  # fmt: skip
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="craits-serve"
+    )
     thread.start()
     deadline = time.monotonic() + START_TIMEOUT
     while not server.started:

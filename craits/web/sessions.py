@@ -115,9 +115,14 @@ class GameSession:
         self.seed_chosen = stored.seed_chosen
         self.rules = stored.rules
         try:
-            self.table = HumanTable(stored.opponents, seat=stored.seat, seed=stored.seed,
-                                    rules=Rules.from_dict(stored.rules), source=SOURCE,
-                                    agents=False)  # fmt: skip
+            self.table = HumanTable(
+                stored.opponents,
+                seat=stored.seat,
+                seed=stored.seed,
+                rules=Rules.from_dict(stored.rules),
+                source=SOURCE,
+                agents=False,
+            )
         except ValueError as e:  # rules that cannot be dealt
             raise bad_request(str(e)) from None
         table = self.table
@@ -157,8 +162,16 @@ class GameSession:
     def job(self) -> Job:
         """What a thinker needs for the next bot move (:mod:`craits.web.bots`)."""
         spec = self.seats[self.game.current_player]
-        return Job(self.game_id, self.client, self.opponents, self.seat, self.seed, self.rules,
-                   tuple(self.table.actions), is_quick(spec))  # fmt: skip
+        return Job(
+            self.game_id,
+            self.client,
+            self.opponents,
+            self.seat,
+            self.seed,
+            self.rules,
+            tuple(self.table.actions),
+            is_quick(spec),
+        )
 
     def check_move(self, action: int) -> None:
         """:class:`ApiError` 409 unless the person may make ``action`` now."""
@@ -170,8 +183,11 @@ class GameSession:
         legal = game.legal_actions()
         if action not in legal:
             allowed = ", ".join(f"{a} ({action_str(a)})" for a in legal)
-            raise ApiError(409, f"illegal action {action} ({action_str(action)}) in phase "
-                                f"{game.snapshot()['phase']}; legal now: {allowed}")  # fmt: skip
+            raise ApiError(
+                409,
+                f"illegal action {action} ({action_str(action)}) in phase "
+                f"{game.snapshot()['phase']}; legal now: {allowed}",
+            )
 
     def decide(self, action: int) -> None:
         """Apply a decision already checked (the person's, or a bot's move)."""
@@ -193,8 +209,11 @@ class GameSession:
         """The game record so far (:mod:`craits_env.records`): every hand, so only for a
         game that is over or resigned (:class:`ApiError` 409 otherwise)."""
         if self.closed is None:
-            raise ApiError(409, "the game is still being played: a record shows every hand, so "
-                                "it can be saved once the game is over or resigned")  # fmt: skip
+            raise ApiError(
+                409,
+                "the game is still being played: a record shows every hand, so "
+                "it can be saved once the game is over or resigned",
+            )
         return self.recorder.record()
 
 
@@ -268,12 +287,18 @@ class SessionStore:
         since = now - limits.idle_seconds
         starting = sum(self._starting.values())
         if db.live(since) + starting >= limits.max_games:
-            raise ApiError(503, f"the server holds {limits.max_games} games in play, its limit "
-                                "(craits serve --max-games): try again later")  # fmt: skip
+            raise ApiError(
+                503,
+                f"the server holds {limits.max_games} games in play, its limit "
+                "(craits serve --max-games): try again later",
+            )
         held = limits.client_games
         if held and db.live(since, client) + self._starting.get(client, 0) >= held:
-            raise ApiError(429, f"this client holds {held} games in play, its limit (craits serve "
-                                "--client-held): finish or resign one first")  # fmt: skip
+            raise ApiError(
+                429,
+                f"this client holds {held} games in play, its limit (craits serve "
+                "--client-held): finish or resign one first",
+            )
 
     def _check_thinking(self, client: str) -> None:
         limit = self.limits.client_think
@@ -281,9 +306,12 @@ class SessionStore:
             return
         spent = self._thinking(client)
         if spent >= limit:
-            raise ApiError(429, f"this client's bots thought {spent:.0f} s in the last minute, "
-                                f"its limit is {limit:g} s (craits serve --client-think): try "
-                                "again in a minute")  # fmt: skip
+            raise ApiError(
+                429,
+                f"this client's bots thought {spent:.0f} s in the last minute, "
+                f"its limit is {limit:g} s (craits serve --client-think): try "
+                "again in a minute",
+            )
 
     def _thinking(self, client: str) -> float:
         recent = self._thought.get(client)
@@ -324,11 +352,14 @@ class SessionStore:
         try:
             stored = StoredGame(
                 game_id=secrets.token_urlsafe(GAME_ID_BYTES),
-                token=secrets.token_urlsafe(TOKEN_BYTES), client=client,
-                opponents=request.opponents, seat=request.seat,
+                token=secrets.token_urlsafe(TOKEN_BYTES),
+                client=client,
+                opponents=request.opponents,
+                seat=request.seat,
                 seed=fresh_seed() if request.seed is None else request.seed,
-                seed_chosen=request.seed is not None, rules=request.rules.to_dict(),
-            )  # fmt: skip
+                seed_chosen=request.seed is not None,
+                rules=request.rules.to_dict(),
+            )
             session = await asyncio.to_thread(_new_session, stored)
             self.database.add(stored)
         finally:
@@ -366,8 +397,11 @@ class SessionStore:
         stored = self.database.load(game_id)
         if stored is None:
             days = self.limits.keep_seconds / 86400
-            raise ApiError(404, f"no game {game_id!r} on this server (unknown, or gone after "
-                                f"{days:g} days without a move)")  # fmt: skip
+            raise ApiError(
+                404,
+                f"no game {game_id!r} on this server (unknown, or gone after "
+                f"{days:g} days without a move)",
+            )
         if not secrets.compare_digest(token.encode(), stored.token.encode()):
             raise ApiError(403, f"wrong token for game {game_id!r}")  # before any replay
         future: asyncio.Future[GameSession] = asyncio.get_running_loop().create_future()
@@ -433,8 +467,7 @@ class SessionStore:
             try:
                 session.decide(move.action)
             except ValueError as e:  # the engine refused it: nothing changed
-                self._fail(session, f"{who} failed: returned illegal action "
-                                    f"{move.action!r} ({e})")  # fmt: skip
+                self._fail(session, f"{who} failed: returned illegal action {move.action!r} ({e})")
                 return
             self._store_moves(session)
 
@@ -446,8 +479,13 @@ class SessionStore:
 def _new_session(stored: StoredGame) -> GameSession:
     """A new game's session, its specs checked by seating them (a thread: agents load)."""
     try:
-        HumanTable(stored.opponents, seat=stored.seat, seed=stored.seed,
-                   rules=Rules.from_dict(stored.rules), source=SOURCE)  # fmt: skip
+        HumanTable(
+            stored.opponents,
+            seat=stored.seat,
+            seed=stored.seed,
+            rules=Rules.from_dict(stored.rules),
+            source=SOURCE,
+        )
     except SeatError as e:
         raise bad_request(str(e)) from None
     except ValueError as e:  # rules that cannot be dealt

@@ -108,16 +108,22 @@ class CraitsParallelEnv(ParallelEnv):
         self.agents = list(self.aec.agents)
         return self._observations(), self._infos()
 
-    def step(self, actions: dict[str, Any]) -> tuple[
-        dict[str, np.ndarray], dict[str, float], dict[str, bool], dict[str, bool],
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, np.ndarray],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
         dict[str, dict[str, Any]],
-    ]:  # fmt: skip
+    ]:
         if not self.agents:
             raise ValueError("step() after the game ended: call reset()")
         acting = self.aec.agent_selection
         if acting not in actions:
-            raise ValueError(f"actions: no action for {acting}, the seat to act; got "
-                             f"{sorted(actions)}")  # fmt: skip
+            raise ValueError(
+                f"actions: no action for {acting}, the seat to act; got {sorted(actions)}"
+            )
         action = int(np.asarray(actions[acting]).reshape(-1)[0])
         self.decisions += 1
         mask = self.aec.observe(acting)["action_mask"]

@@ -387,9 +387,11 @@ class CraitsState(pyspiel.State):
             return f"before the deal: dealer {self._dealer}, {len(self._order)} cards ordered"
         hands = " | ".join(" ".join(CARD_STRS[c] for c in h) for h in g.hands)
         chance = "" if self._need is None else f" chance {self._need} {len(self._order)} ordered"
-        return (f"hand {g.hand_index} decision {g.hand_decisions} player {g.current_player} "
-                f"top {CARD_STRS[g.top]}{SUIT_CHARS[g.active_suit]} stock {g.stock_size} "
-                f"scores {g.scores} hands {hands}{chance}")  # fmt: skip
+        return (
+            f"hand {g.hand_index} decision {g.hand_decisions} player {g.current_player} "
+            f"top {CARD_STRS[g.top]}{SUIT_CHARS[g.active_suit]} stock {g.stock_size} "
+            f"scores {g.scores} hands {hands}{chance}"
+        )
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CraitsState:
         """A state ``player_id`` cannot tell from this one (see the module docstring)."""
@@ -505,10 +507,12 @@ class CraitsObserver:
         if g is None:
             return f"p{player} before the deal"
         own = " ".join(CARD_STRS[c] for c in g.hands[player])
-        return (f"p{player} hand:{own} top:{CARD_STRS[g.top]} suit:{SUIT_CHARS[g.active_suit]} "
-                f"to_play:{g.current_player} phase:{g.phase} count:{g.count} "
-                f"sizes:{[len(h) for h in g.hands]} stock:{g.stock_size} "
-                f"scores:{g.scores} hand:{g.hand_index}")  # fmt: skip
+        return (
+            f"p{player} hand:{own} top:{CARD_STRS[g.top]} suit:{SUIT_CHARS[g.active_suit]} "
+            f"to_play:{g.current_player} phase:{g.phase} count:{g.count} "
+            f"sizes:{[len(h) for h in g.hands]} stock:{g.stock_size} "
+            f"scores:{g.scores} hand:{g.hand_index}"
+        )
 
 
 def _named_views(tensor: np.ndarray, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:

@@ -123,8 +123,12 @@ class InfoStateLayout:
         self.size = self.header_size + history_slots * self.slot_size
 
     def shape_dict(self) -> dict[str, tuple[int, ...]]:
-        return {"player": (self.num_players,), "hand": (NUM_CARDS,), "dropped": (1,),
-                "history": (self.history_slots, self.slot_size)}  # fmt: skip
+        return {
+            "player": (self.num_players,),
+            "hand": (NUM_CARDS,),
+            "dropped": (1,),
+            "history": (self.history_slots, self.slot_size),
+        }
 
     def encode(self, view: list[Any], seat: int, hand: list[int], out: np.ndarray) -> None:
         """Write the tensor of ``seat`` (its ``view`` of the log, its ``hand``) into ``out``."""
@@ -175,8 +179,10 @@ def _slots(e: Event | Resampled) -> list[tuple[Any, ...]]:
         return [("reshuffle", e.seat, e.cards, None, None, e.pressure, 0)]
     if isinstance(e, Dealt):
         own = next((h for h in e.hands if h is not None), ())
-        return [("deal", e.dealer, own, None, None, e.hand_size, int(e.direction > 0)),
-                ("starter", None, (e.starter,), None, None, 0, 0)]  # fmt: skip
+        return [
+            ("deal", e.dealer, own, None, None, e.hand_size, int(e.direction > 0)),
+            ("starter", None, (e.starter,), None, None, 0, 0),
+        ]
     if isinstance(e, HandScored):
         return [("hand_end", None, (), None, e.reason, e.hand_index, 0)] + [
             ("hand_shown", s, h, None, None, e.points[s], 0) for s, h in enumerate(e.hands)

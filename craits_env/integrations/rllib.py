@@ -247,8 +247,11 @@ def illegal_actions(episode: Any, agent_ids: Sequence[str] | None = None) -> tup
         if actions.size == 0:
             continue
         observations = sa_episode.get_observations(slice(0, actions.size))
-        masks = np.asarray(observations[MASK_KEY] if isinstance(observations, Mapping)
-                           else [o[MASK_KEY] for o in observations])  # fmt: skip
+        masks = np.asarray(
+            observations[MASK_KEY]
+            if isinstance(observations, Mapping)
+            else [o[MASK_KEY] for o in observations]
+        )
         chosen = masks.reshape(actions.size, -1)[np.arange(actions.size), actions]
         illegal += int((chosen <= 0).sum())
         checked += int(actions.size)
@@ -312,8 +315,9 @@ def _lazy_class(name: str) -> type:
         over the episode chunks each ``sample()`` returns — exactly what the learner
         trains on, as RLlib recorded it (:func:`illegal_actions`)."""
 
-        def on_sample_end(self, *, samples: Any = None, metrics_logger: Any = None,
-                          **kwargs: Any) -> None:  # fmt: skip
+        def on_sample_end(
+            self, *, samples: Any = None, metrics_logger: Any = None, **kwargs: Any
+        ) -> None:
             illegal = checked = 0
             for chunk in samples or []:
                 bad, seen = illegal_actions(chunk)

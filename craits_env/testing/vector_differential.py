@@ -108,15 +108,27 @@ def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
 
 
 def check_position(
-    vg: VectorGame, b: int, g: Game, encoder: ObservationEncoder, mask: np.ndarray,
-    obs: np.ndarray, where: str, *, snapshot: bool = True,
-) -> None:  # fmt: skip
+    vg: VectorGame,
+    b: int,
+    g: Game,
+    encoder: ObservationEncoder,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    where: str,
+    *,
+    snapshot: bool = True,
+) -> None:
     """Game ``b`` of ``vg`` and ``g`` at a decision: the same legal mask (``mask``, a
     ``legal_mask()`` row), observation of the acting seat (``obs``, an ``observe()`` row)
     and, with ``snapshot``, the same snapshot."""
     legal = g.legal_actions()
-    _check(np.array_equal(mask, legal_mask(legal)), "legal masks", where,
-           np.flatnonzero(mask).tolist(), list(legal))  # fmt: skip
+    _check(
+        np.array_equal(mask, legal_mask(legal)),
+        "legal masks",
+        where,
+        np.flatnonzero(mask).tolist(),
+        list(legal),
+    )
     expected = encoder.encode(g, max(g.current_player, 0))
     if not np.array_equal(obs, expected):
         bad = np.flatnonzero(obs != expected).tolist()
@@ -132,8 +144,7 @@ def check_step(
     """After the same action in both engines: the same float32 rewards (``craits_v0``'s) and
     the same "game over" (``g`` had ``hands_before`` finished hands before it)."""
     expected = _python_rewards(g, hands_before, reward)
-    _check(np.array_equal(rewards, expected), "rewards", where, rewards.tolist(),
-           expected.tolist())  # fmt: skip
+    _check(np.array_equal(rewards, expected), "rewards", where, rewards.tolist(), expected.tolist())
     _check(done == g.is_over, "done flags", where, done, g.is_over)
 
 
@@ -184,8 +195,13 @@ def compare(
             where = f"game {b}.{game_no[b]}"
             _check(bool(vg.is_over()[b]), "game over", where)
             snap = vg.snapshot(b)
-            _check(snap == py[b].snapshot(), "final snapshots", where,
-                   _first_difference(snap, py[b].snapshot()), "")  # fmt: skip
+            _check(
+                snap == py[b].snapshot(),
+                "final snapshots",
+                where,
+                _first_difference(snap, py[b].snapshot()),
+                "",
+            )
             tally.games += 1
             tally.snapshots += 1
             tally.decks[decks] = tally.decks.get(decks, 0) + 1
@@ -211,8 +227,14 @@ def compare(
         rewards, done = vg.step(actions)
         for b, g in enumerate(py):
             g.apply(int(actions[b]))
-            check_step(g, before[b], reward, rewards[b], bool(done[b]),
-                       f"game {b}.{game_no[b]} after action {actions[b]}")  # fmt: skip
+            check_step(
+                g,
+                before[b],
+                reward,
+                rewards[b],
+                bool(done[b]),
+                f"game {b}.{game_no[b]} after action {actions[b]}",
+            )
         tally.decisions += num_envs
         steps += 1
         if steps * num_envs > max_decisions:
@@ -221,9 +243,15 @@ def compare(
 
 
 def run_many(
-    num_configs: int, *, seed: int = 0, num_envs: int = 4, games_per_config: int = 8,
-    snapshot_every: int = 1, draw_chance: float | None = None, short: float = 0.0,
-) -> Tally:  # fmt: skip
+    num_configs: int,
+    *,
+    seed: int = 0,
+    num_envs: int = 4,
+    games_per_config: int = 8,
+    snapshot_every: int = 1,
+    draw_chance: float | None = None,
+    short: float = 0.0,
+) -> Tally:
     """:func:`compare` over ``num_configs`` random configurations and reward modes
     (``short``: the chance of a short schedule, :func:`short_config`)."""
     r = random.Random(seed)
@@ -233,9 +261,16 @@ def run_many(
         mode = r.choice(REWARD_MODES)
         game_seed = int(derive_rng(seed, i).integers(1 << 62))
         try:
-            tally = compare(n, rules, num_envs=num_envs, games=games_per_config,
-                            seed=game_seed, reward=mode, snapshot_every=snapshot_every,
-                            draw_chance=draw_chance)  # fmt: skip
+            tally = compare(
+                n,
+                rules,
+                num_envs=num_envs,
+                games=games_per_config,
+                seed=game_seed,
+                reward=mode,
+                snapshot_every=snapshot_every,
+                draw_chance=draw_chance,
+            )
         except Mismatch as e:
             raise Mismatch(
                 f"config {i} (num_players={n}, reward={mode!r}, seed={game_seed}, "

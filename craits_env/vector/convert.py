@@ -68,9 +68,10 @@ def scores(state: VectorState, b: int) -> list[int]:
     n = state.num_players
     return [
         a + pressure_costs(0, k)
-        for a, k in zip(_seat_field(row, L.S_POINTS, n), _seat_field(row, L.S_PRESSURES, n),
-                        strict=True)
-    ]  # fmt: skip
+        for a, k in zip(
+            _seat_field(row, L.S_POINTS, n), _seat_field(row, L.S_PRESSURES, n), strict=True
+        )
+    ]
 
 
 def hand_points(state: VectorState, b: int) -> list[tuple[int, ...]]:

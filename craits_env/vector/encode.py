@@ -52,9 +52,21 @@ FIELD_ORDER = (
     "jack_run", "direction", "own_status", "seen", "stock_size", "hand_progress", "dealer",
 )  # fmt: skip
 (
-    O_HAND, O_TOP, O_SUIT, O_PHASE, O_EXTRA, O_KING, O_COUNT, O_JACK, O_DIRECTION, O_SEATS,
-    O_SEEN, O_STOCK, O_PROGRESS, O_DEALER,
-) = range(len(FIELD_ORDER))  # fmt: skip
+    O_HAND,
+    O_TOP,
+    O_SUIT,
+    O_PHASE,
+    O_EXTRA,
+    O_KING,
+    O_COUNT,
+    O_JACK,
+    O_DIRECTION,
+    O_SEATS,
+    O_SEEN,
+    O_STOCK,
+    O_PROGRESS,
+    O_DEALER,
+) = range(len(FIELD_ORDER))
 PRESSURE_CAP = 50  # the encoder's min(pressures, 50)
 
 

@@ -141,8 +141,9 @@ class VectorGame:
         mask = self._no_mask if mask_into is None else self._mask_out(mask_into)
         rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         done = np.zeros(self.num_envs, np.bool_)
-        bad, fixes = kernel.step(*self.state.arrays(), acts, rewards, done, self._offsets,
-                                 self._scaled, obs, mask)  # fmt: skip
+        bad, fixes = kernel.step(
+            *self.state.arrays(), acts, rewards, done, self._offsets, self._scaled, obs, mask
+        )
         if bad >= 0:
             raise ValueError(self._illegal(bad, int(acts[bad])))
         if fixes:

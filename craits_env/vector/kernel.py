@@ -54,9 +54,19 @@ from .step_rewards import add_hand_rewards, add_win_rewards
 
 @entry
 def step(
-    st: Any, cd: Any, p: Any, sizes: Any, deck: Any, actions: Any, rewards: Any, done: Any,
-    o: Any, scaled: Any, obs: Any, mask: Any,
-) -> tuple[int, int]:  # fmt: skip
+    st: Any,
+    cd: Any,
+    p: Any,
+    sizes: Any,
+    deck: Any,
+    actions: Any,
+    rewards: Any,
+    done: Any,
+    o: Any,
+    scaled: Any,
+    obs: Any,
+    mask: Any,
+) -> tuple[int, int]:
     """Apply ``actions[b]`` to every game b; ``(illegal, fixes)``: -1 or the first game whose
     action is illegal (then nothing has changed), and how many games set ``I_FIX`` (their
     rewards and auto-reset are left to Python). Writes ``rewards`` (B, n) float32 — the

@@ -61,8 +61,9 @@ class SingleGame:
     ) -> None:
         """``Game(num_players, rules, rng=rng, dealer=dealer, deck_top=deck_top)``, drawing from
         a copy of ``rng``'s state (:meth:`sync_generator` writes it back)."""
-        self.vector.reset([0], dealer=dealer, deck_top=deck_top,
-                          generator_state=rng.bit_generator.state)  # fmt: skip
+        self.vector.reset(
+            [0], dealer=dealer, deck_top=deck_top, generator_state=rng.bit_generator.state
+        )
         self._changed()
 
     def load(self, game: Game, rng: np.random.Generator) -> None:

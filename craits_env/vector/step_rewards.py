@@ -78,19 +78,31 @@ def add_win_rewards(st: Any, p: Any, b: int, acc: Any) -> None:
     n = p[P_PLAYERS]
     best = 0
     for q in range(1, n):
-        if score_less(st[b, S_POINTS + q], st[b, S_PRESSURES + q],
-                      st[b, S_POINTS + best], st[b, S_PRESSURES + best]):  # fmt: skip
+        if score_less(
+            st[b, S_POINTS + q],
+            st[b, S_PRESSURES + q],
+            st[b, S_POINTS + best],
+            st[b, S_PRESSURES + best],
+        ):
             best = q
     winners = 0
     for q in range(n):
-        if not score_less(st[b, S_POINTS + best], st[b, S_PRESSURES + best],
-                          st[b, S_POINTS + q], st[b, S_PRESSURES + q]):  # fmt: skip
+        if not score_less(
+            st[b, S_POINTS + best],
+            st[b, S_PRESSURES + best],
+            st[b, S_POINTS + q],
+            st[b, S_PRESSURES + q],
+        ):
             winners += 1
     if winners == n:
         return
     for q in range(n):
-        if score_less(st[b, S_POINTS + best], st[b, S_PRESSURES + best],
-                      st[b, S_POINTS + q], st[b, S_PRESSURES + q]):  # fmt: skip
+        if score_less(
+            st[b, S_POINTS + best],
+            st[b, S_PRESSURES + best],
+            st[b, S_POINTS + q],
+            st[b, S_PRESSURES + q],
+        ):
             acc[q] += -1.0 / (n - winners)
         else:
             acc[q] += 1.0 / winners

@@ -170,8 +170,10 @@ def deal_sets_table(suite_name: str) -> str:
     for table in chosen.tables:
         for name in (table.full, table.search):
             d = chosen.deal_set(table, "", "", "search" if name == table.search else "full")
-            lines.append(f"| {table.title} | `{d.name}` | {d.players} | {d.deals} | {d.seed} | "
-                         f"`{d.sha256[:16]}…` |")  # fmt: skip
+            lines.append(
+                f"| {table.title} | `{d.name}` | {d.players} | {d.deals} | {d.seed} | "
+                f"`{d.sha256[:16]}…` |"
+            )
     return "\n".join(lines)
 
 

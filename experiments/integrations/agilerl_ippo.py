@@ -54,16 +54,30 @@ AGILERL_VERSION = importlib.metadata.version("agilerl")  # the package has no __
 EVAL_SEED = 10_000_000  # held-out games: seeds far from the training seeds
 EVAL_SEAT = 0
 PROGRESS_EVERY = 10  # updates between progress lines (stderr)
-HYPERPARAMETERS = ("learn_step", "batch_size", "epochs", "lr", "gamma", "gae_lambda", "clip",
-                   "entropy", "hidden")  # fmt: skip
+HYPERPARAMETERS = (
+    "learn_step",
+    "batch_size",
+    "epochs",
+    "lr",
+    "gamma",
+    "gae_lambda",
+    "clip",
+    "entropy",
+    "hidden",
+)
 
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="decisions, all seats (100k)")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--hand-sizes", type=int, nargs="+", default=[3, 2, 1],
-                        help="the hand schedule (Rules.hand_sizes; default 3 2 1)")  # fmt: skip
+    parser.add_argument(
+        "--hand-sizes",
+        type=int,
+        nargs="+",
+        default=[3, 2, 1],
+        help="the hand schedule (Rules.hand_sizes; default 3 2 1)",
+    )
     parser.add_argument("--reward", default="relative", choices=craits_v0.REWARD_MODES)
     parser.add_argument("--learn-step", type=int, default=2_048, help="steps per IPPO update")
     parser.add_argument("--batch-size", type=int, default=256)
@@ -96,8 +110,10 @@ class IPPOAgent:
 
     def act(self, observation: Any) -> int:
         vector = np.append(observation["observation"], 1.0).astype(np.float32)[None]
-        info = {"action_mask": np.asarray(observation["action_mask"]).tolist(),
-                "env_defined_actions": None}  # fmt: skip
+        info = {
+            "action_mask": np.asarray(observation["action_mask"]).tolist(),
+            "env_defined_actions": None,
+        }
         actions, *_ = self.ippo.get_action({self.agent_id: vector}, infos={self.agent_id: info})
         return int(np.asarray(actions[self.agent_id]).reshape(-1)[0])
 
@@ -199,17 +215,25 @@ def run(args: argparse.Namespace) -> int:
     before = evaluate(ippo, rules, args.players, min(args.eval_episodes, 200))
     initial = actor_parameters(ippo)
     obs, infos = env.reset(seed=args.seed)
-    state = {"obs": obs, "infos": infos, "done": {a: np.zeros(1) for a in agents},
-             "steps": 0, "episodes": 0}  # fmt: skip
+    state = {
+        "obs": obs,
+        "infos": infos,
+        "done": {a: np.zeros(1) for a in agents},
+        "steps": 0,
+        "episodes": 0,
+    }
     updates, losses = 0, []
     start = time.perf_counter()
     while state["steps"] < args.steps:
         losses.append(float(collect_and_learn(ippo, env, state)["loss"]))
         updates += 1
         if updates % PROGRESS_EVERY == 0:
-            print(f"update {updates}: {state['steps']:,} steps, {state['episodes']:,} games, "
-                  f"{time.perf_counter() - start:,.0f} s, loss {losses[-1]:.4f}",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"update {updates}: {state['steps']:,} steps, {state['episodes']:,} games, "
+                f"{time.perf_counter() - start:,.0f} s, loss {losses[-1]:.4f}",
+                file=sys.stderr,
+                flush=True,
+            )
     seconds = time.perf_counter() - start
     if env.illegal_actions:
         raise AssertionError(f"{env.illegal_actions} illegal actions: IPPO ignored the mask")

@@ -44,16 +44,31 @@ from craits_env.fileio import atomic_write_json, atomic_write_text
 AGILERL_VERSION = importlib.metadata.version("agilerl")  # the package has no __version__
 EVAL_SEED = 10_000_000  # held-out games: seeds far from the training seeds
 PROGRESS_EVERY = 10  # updates between progress lines (stderr)
-HYPERPARAMETERS = ("envs", "learn_step", "batch_size", "epochs", "lr", "gamma", "gae_lambda",
-                   "clip", "entropy", "hidden")  # fmt: skip
+HYPERPARAMETERS = (
+    "envs",
+    "learn_step",
+    "batch_size",
+    "epochs",
+    "lr",
+    "gamma",
+    "gae_lambda",
+    "clip",
+    "entropy",
+    "hidden",
+)
 
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="learner steps (100k)")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--hand-sizes", type=int, nargs="+", default=[3, 2, 1],
-                        help="the hand schedule (Rules.hand_sizes; default 3 2 1)")  # fmt: skip
+    parser.add_argument(
+        "--hand-sizes",
+        type=int,
+        nargs="+",
+        default=[3, 2, 1],
+        help="the hand schedule (Rules.hand_sizes; default 3 2 1)",
+    )
     parser.add_argument("--envs", type=int, default=4, help="vectorised environments")
     parser.add_argument("--learn-step", type=int, default=2_048, help="steps per PPO update")
     parser.add_argument("--batch-size", type=int, default=256)
@@ -177,8 +192,12 @@ def run(args: argparse.Namespace) -> int:
         updates += 1
         episodes += len(scores)
         if updates % PROGRESS_EVERY == 0:
-            print(f"update {updates}: {steps:,} steps, {episodes:,} games, "
-                  f"{time.perf_counter() - start:,.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"update {updates}: {steps:,} steps, {episodes:,} games, "
+                f"{time.perf_counter() - start:,.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     seconds = time.perf_counter() - start
     illegal = sum(e.illegal for e in env.envs)  # type: ignore[attr-defined]
     checked = sum(e.checked for e in env.envs)  # type: ignore[attr-defined]

@@ -47,16 +47,30 @@ from craits_env.integrations import rllib as craits_rllib
 EVAL_SEED = 10_000_000  # held-out games: seeds far from the training seeds
 LEARNER_SEAT = 0
 PROGRESS_EVERY = 10  # iterations between progress lines (stderr)
-HYPERPARAMETERS = ("batch", "minibatch", "epochs", "lr", "gamma", "lmbda", "clip", "entropy",
-                   "hidden")  # fmt: skip
+HYPERPARAMETERS = (
+    "batch",
+    "minibatch",
+    "epochs",
+    "lr",
+    "gamma",
+    "lmbda",
+    "clip",
+    "entropy",
+    "hidden",
+)
 
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=400_000, help="env steps, all seats (400k)")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--hand-sizes", type=int, nargs="+", default=[3, 2, 1],
-                        help="the hand schedule (Rules.hand_sizes; default 3 2 1)")  # fmt: skip
+    parser.add_argument(
+        "--hand-sizes",
+        type=int,
+        nargs="+",
+        default=[3, 2, 1],
+        help="the hand schedule (Rules.hand_sizes; default 3 2 1)",
+    )
     parser.add_argument("--reward", default="relative", choices=craits_v0.REWARD_MODES)
     parser.add_argument("--env-runners", type=int, default=1, help="RLlib env runners (1)")
     parser.add_argument("--batch", type=int, default=4_000, help="env steps per PPO update")
@@ -143,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
     )
     algo = config.build_algo()
     try:
-        before = evaluate(algo.get_module(craits_rllib.LEARNER), rules, args.players,
-                          min(args.eval_episodes, 200))  # fmt: skip
+        before = evaluate(
+            algo.get_module(craits_rllib.LEARNER), rules, args.players, min(args.eval_episodes, 200)
+        )
         steps, iterations, runners = 0, 0, {}
         start = time.perf_counter()
         while steps < args.steps:
@@ -154,8 +169,12 @@ def run(args: argparse.Namespace) -> int:
             if iterations % PROGRESS_EVERY == 0:
                 returns = runners.get("module_episode_returns_mean", {}).get(craits_rllib.LEARNER)
                 elapsed = time.perf_counter() - start
-                print(f"iteration {iterations}: {steps:,} env steps, {elapsed:,.0f} s, "
-                      f"learner return {returns}", file=sys.stderr, flush=True)  # fmt: skip
+                print(
+                    f"iteration {iterations}: {steps:,} env steps, {elapsed:,.0f} s, "
+                    f"learner return {returns}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         seconds = time.perf_counter() - start
         module = algo.get_module(craits_rllib.LEARNER)
         after = evaluate(module, rules, args.players, args.eval_episodes)

@@ -55,8 +55,18 @@ from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 EVAL_SEED = 10_000_000  # held-out episodes: seeds far from the training seeds
-HYPERPARAMETERS = ("n_step", "gamma", "lr", "eps_train", "hidden", "target_update_freq",
-                   "batch_size", "updates_per_step", "buffer_size", "envs")  # fmt: skip
+HYPERPARAMETERS = (
+    "n_step",
+    "gamma",
+    "lr",
+    "eps_train",
+    "hidden",
+    "target_update_freq",
+    "batch_size",
+    "updates_per_step",
+    "buffer_size",
+    "envs",
+)
 
 
 def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -162,8 +172,13 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=int, default=50_000, help="env steps, all seats (50k)")
     parser.add_argument("--envs", type=int, default=4, help="vectorised environments")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--hand-sizes", type=int, nargs="+", default=[3, 2, 1],
-                        help="the hand schedule (Rules.hand_sizes; default 3 2 1)")  # fmt: skip
+    parser.add_argument(
+        "--hand-sizes",
+        type=int,
+        nargs="+",
+        default=[3, 2, 1],
+        help="the hand schedule (Rules.hand_sizes; default 3 2 1)",
+    )
     parser.add_argument("--reward", default="relative", choices=craits_v0.REWARD_MODES)
     parser.add_argument("--learner-seat", type=int, default=0)
     parser.add_argument("--n-step", type=int, default=4, help="n-step return horizon (buffer)")

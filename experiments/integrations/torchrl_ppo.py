@@ -50,8 +50,17 @@ from craits_env import craits_v0
 from craits_env.fileio import atomic_write_json, atomic_write_text
 
 EVAL_SEED = 10_000_000  # held-out episodes: seeds far from the training seeds
-HYPERPARAMETERS = ("frames_per_batch", "epochs", "minibatch", "lr", "gamma", "lmbda", "clip",
-                   "entropy", "hidden")  # fmt: skip
+HYPERPARAMETERS = (
+    "frames_per_batch",
+    "epochs",
+    "minibatch",
+    "lr",
+    "gamma",
+    "lmbda",
+    "clip",
+    "entropy",
+    "hidden",
+)
 
 
 def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -86,8 +95,13 @@ def build(
     n_obs = env.observation_spec[obs_key].shape[-1]
     n_actions = env.full_action_spec[learner, "action"].space.n
     common = {"n_agents": 1, "centralised": False, "share_params": True, "depth": 2}
-    actor_net = MultiAgentMLP(n_agent_inputs=n_obs, n_agent_outputs=n_actions, num_cells=hidden,
-                              activation_class=torch.nn.Tanh, **common)  # fmt: skip
+    actor_net = MultiAgentMLP(
+        n_agent_inputs=n_obs,
+        n_agent_outputs=n_actions,
+        num_cells=hidden,
+        activation_class=torch.nn.Tanh,
+        **common,
+    )
     actor = ProbabilisticActor(
         module=TensorDictModule(actor_net, in_keys=[obs_key], out_keys=[(learner, "logits")]),
         in_keys={"logits": (learner, "logits"), "mask": (learner, "action_mask")},
@@ -96,8 +110,13 @@ def build(
         return_log_prob=True,
         log_prob_key=(learner, "sample_log_prob"),
     )
-    critic_net = MultiAgentMLP(n_agent_inputs=n_obs, n_agent_outputs=1, num_cells=hidden,
-                               activation_class=torch.nn.Tanh, **common)  # fmt: skip
+    critic_net = MultiAgentMLP(
+        n_agent_inputs=n_obs,
+        n_agent_outputs=1,
+        num_cells=hidden,
+        activation_class=torch.nn.Tanh,
+        **common,
+    )
     critic = TensorDictModule(critic_net, in_keys=[obs_key], out_keys=[(learner, "state_value")])
     policy = TensorDictSequential(actor, *(random_masked(g) for g in env.group_map if g != learner))
     return actor, critic, policy
@@ -154,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=30_000, help="env steps, all seats (30k)")
     parser.add_argument("--frames-per-batch", type=int, default=2_000)
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--hand-sizes", type=int, nargs="+", default=[3, 2, 1],
-                        help="the hand schedule (Rules.hand_sizes; default 3 2 1)")  # fmt: skip
+    parser.add_argument(
+        "--hand-sizes",
+        type=int,
+        nargs="+",
+        default=[3, 2, 1],
+        help="the hand schedule (Rules.hand_sizes; default 3 2 1)",
+    )
     parser.add_argument("--reward", default="relative", choices=craits_v0.REWARD_MODES)
     parser.add_argument("--learner-seat", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch")
@@ -201,11 +225,17 @@ def run(args: argparse.Namespace) -> int:
         auto_register_policy_transforms=False,  # a feed-forward policy: no InitTracker needed
     )
     buffer = ReplayBuffer(
-        storage=LazyTensorStorage(frames), sampler=SamplerWithoutReplacement(),
+        storage=LazyTensorStorage(frames),
+        sampler=SamplerWithoutReplacement(),
         batch_size=args.minibatch,
-    )  # fmt: skip
-    loss = ClipPPOLoss(actor=actor, critic=critic, clip_epsilon=args.clip,
-                       entropy_coeff=args.entropy, normalize_advantage=False)  # fmt: skip
+    )
+    loss = ClipPPOLoss(
+        actor=actor,
+        critic=critic,
+        clip_epsilon=args.clip,
+        entropy_coeff=args.entropy,
+        normalize_advantage=False,
+    )
     loss.set_keys(
         reward=(learner, "reward"),
         action=(learner, "action"),
@@ -229,8 +259,11 @@ def run(args: argparse.Namespace) -> int:
         episodes += int(data["next", "done"].sum())
         illegal_train += illegal_actions(data, groups)
         with torch.no_grad():  # GAE over every env step, from the learner's own view
-            loss.value_estimator(data, params=loss.critic_network_params,
-                                 target_params=loss.target_critic_network_params)  # fmt: skip
+            loss.value_estimator(
+                data,
+                params=loss.critic_network_params,
+                target_params=loss.target_critic_network_params,
+            )
         mine = data[data[learner, "mask"].reshape(-1)]  # the steps where the learner acted
         own_steps += mine.numel()
         buffer.empty()
@@ -252,8 +285,9 @@ def run(args: argparse.Namespace) -> int:
     if illegal_train or before["illegal_actions"] or after["illegal_actions"]:
         raise AssertionError("an illegal action was taken: TorchRL ignored the mask")
     args.out.mkdir(parents=True, exist_ok=True)
-    torch.save({"actor": actor.state_dict(), "critic": critic.state_dict()},
-               args.out / "learner.pt")  # fmt: skip
+    torch.save(
+        {"actor": actor.state_dict(), "critic": critic.state_dict()}, args.out / "learner.pt"
+    )
     command = (
         "python experiments/integrations/torchrl_ppo.py "
         f"--steps {args.steps} --frames-per-batch {args.frames_per_batch} "

@@ -152,10 +152,9 @@ def test_the_past_inferences_are_what_the_tracker_knew_at_each_decision(
 def inferences(tracker: object, players: int) -> tuple:
     t: Any = tracker
     return tuple(
-        (tuple(t.void_draws(s, suit) for suit in range(4)), t.no_wild_draws(s),
-         t.no_count_draws(s))
+        (tuple(t.void_draws(s, suit) for suit in range(4)), t.no_wild_draws(s), t.no_count_draws(s))
         for s in range(players)
-    )  # fmt: skip
+    )
 
 
 def test_the_true_world_is_what_the_model_predicts_and_weighs_more() -> None:
@@ -359,10 +358,12 @@ def test_the_learned_card_locations_are_marginals_of_the_public_view(
     assert sinkhorn(hidden, np.array([1.0, 1.0, 2.0]), np.ones(4))[0, 0] == 0.0
 
     width, size = 8, x.shape[1]
-    model = CardModel([(rng.normal(size=(width, size)).astype(np.float32) * 0.1,
-                        np.zeros(width, np.float32)),
-                       (rng.normal(size=(52 * 4, width)).astype(np.float32),
-                        np.zeros(52 * 4, np.float32))])  # fmt: skip
+    model = CardModel(
+        [
+            (rng.normal(size=(width, size)).astype(np.float32) * 0.1, np.zeros(width, np.float32)),
+            (rng.normal(size=(52 * 4, width)).astype(np.float32), np.zeros(52 * 4, np.float32)),
+        ]
+    )
     learned = card_locations.LearnedBelief(model)
     checked = 0
     for game, public, view in endgame_views(3, 61):

@@ -32,8 +32,9 @@ WEIGHTS_SHA256 = "ae75d13420624115c395fa364b536b8fdea98d08b560eaa7567eb95f9c2876
 
 
 def play(specs: list[str], seed: int) -> Game:
-    agents = [make_agent(s, seed + i, num_players=len(specs), rules=SHORT)
-              for i, s in enumerate(specs)]  # fmt: skip
+    agents = [
+        make_agent(s, seed + i, num_players=len(specs), rules=SHORT) for i, s in enumerate(specs)
+    ]
     game = Game(len(specs), SHORT, seed=seed)
     public = PublicGame(game)
     while not game.is_over:
@@ -89,8 +90,9 @@ def test_the_weights_are_an_export_and_come_back_from_a_checkpoint_exactly() -> 
     weights = read_playing_weights(champion.WEIGHTS)
     again = read_playing_weights("re-exported", export_bytes(CHECKPOINT))  # there and back
     assert export_bytes(CHECKPOINT) == export_bytes(CHECKPOINT)  # deterministic bytes
-    for (w, b), (w2, b2) in zip([*weights.hidden, weights.policy], [*again.hidden, again.policy],
-                                strict=True):  # fmt: skip
+    for (w, b), (w2, b2) in zip(
+        [*weights.hidden, weights.policy], [*again.hidden, again.policy], strict=True
+    ):
         assert np.array_equal(w, w2) and np.array_equal(b, b2) and w2.dtype == np.float32
     assert again.meta["digest"] != weights.meta["digest"]  # the zero value head is hashed too
     spec = {"obs_size": 245, "hidden_sizes": [256, 256], "activation": "tanh", "num_actions": 59}

@@ -43,10 +43,16 @@ def test_game_label_names_the_schedule_and_the_players() -> None:
 
 def small_summary() -> dict[str, Any]:
     games = [
-        {"deal": d, "specs": ["a", "b", "c"], "scores": [10, 20, 30], "winners": [d % 2],
-         "hand_points": [[10, 20, 30]], "decisions": 1}
+        {
+            "deal": d,
+            "specs": ["a", "b", "c"],
+            "scores": [10, 20, 30],
+            "winners": [d % 2],
+            "hand_points": [[10, 20, 30]],
+            "decisions": 1,
+        }
         for d in range(10)
-    ]  # fmt: skip
+    ]
     return summarize(games, ["a", "b", "c"], 0)
 
 
@@ -65,8 +71,13 @@ def test_tournament_chart_title_and_chance_line() -> None:
 
 
 def test_tournament_outputs_take_players_and_rules_from_the_config(tmp_path: Path) -> None:
-    config = {"specs": ["a", "b", "c"], "players": 3, "deals": 10, "seed": 0,
-              "rules": Rules.short_game().to_dict()}  # fmt: skip
+    config = {
+        "specs": ["a", "b", "c"],
+        "players": 3,
+        "deals": 10,
+        "seed": 0,
+        "rules": Rules.short_game().to_dict(),
+    }
     write_outputs(small_summary(), config, tmp_path, "`a` and friends", "craits tournament")
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "# `a` and friends" in (tmp_path / "results.md").read_text()  # Markdown keeps them

@@ -44,8 +44,9 @@ def play(env: gymnasium.Env, seed: int) -> tuple[float, int, list[int]]:
 
 
 def test_full_episode_reward_equals_relative_hand_points() -> None:
-    env = gymnasium.make(GYM_ENV_ID, num_players=3, opponents=["random", "random"], seat=1,
-                         rules=Rules.short_game())  # fmt: skip
+    env = gymnasium.make(
+        GYM_ENV_ID, num_players=3, opponents=["random", "random"], seat=1, rules=Rules.short_game()
+    )
     total, steps, _ = play(env, 0)
     game = env.unwrapped.aec.game
     assert game.is_over and steps > 10
@@ -72,8 +73,9 @@ def test_callable_opponents_and_fixed_seat() -> None:
         calls.append(1)
         return first_legal(obs)
 
-    env = gymnasium.make(GYM_ENV_ID, num_players=2, opponents=[opponent], seat=0,
-                         rules=Rules(hand_sizes=(4,)))  # fmt: skip
+    env = gymnasium.make(
+        GYM_ENV_ID, num_players=2, opponents=[opponent], seat=0, rules=Rules(hand_sizes=(4,))
+    )
     _obs, info = env.reset(seed=1)
     assert info["seat"] == 0
     play(env, 1)
@@ -108,11 +110,14 @@ def test_bad_arguments(kwargs: dict, message: str) -> None:
         gymnasium.make(GYM_ENV_ID, num_players=4, **kwargs)
 
 
-@pytest.mark.parametrize("vector_cls", [gymnasium.vector.SyncVectorEnv,
-                                        gymnasium.vector.AsyncVectorEnv])  # fmt: skip
+@pytest.mark.parametrize(
+    "vector_cls", [gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv]
+)
 def test_vector_envs(vector_cls: type) -> None:
-    fns = [lambda: gymnasium.make(GYM_ENV_ID, num_players=3, rules=Rules(hand_sizes=(3, 2)))
-           for _ in range(2)]  # fmt: skip
+    fns = [
+        lambda: gymnasium.make(GYM_ENV_ID, num_players=3, rules=Rules(hand_sizes=(3, 2)))
+        for _ in range(2)
+    ]
     venv = vector_cls(fns)
     try:
         obs, _ = venv.reset(seed=7)
@@ -120,8 +125,9 @@ def test_vector_envs(vector_cls: type) -> None:
         r = random.Random(0)
         episodes = 0
         for _ in range(400):
-            actions = [int(r.choice(np.flatnonzero(m))) if m.any() else 0
-                       for m in obs["action_mask"]]  # fmt: skip
+            actions = [
+                int(r.choice(np.flatnonzero(m))) if m.any() else 0 for m in obs["action_mask"]
+            ]
             obs, _rewards, terminated, truncated, _ = venv.step(np.array(actions))
             episodes += int(terminated.sum() + truncated.sum())
         assert episodes >= 2
@@ -130,8 +136,13 @@ def test_vector_envs(vector_cls: type) -> None:
 
 
 def test_bot_opponents_by_spec() -> None:
-    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents=["greedy", "expert", "pimc:4"],
-                         seat=0, rules=Rules(hand_sizes=(4, 2)))  # fmt: skip
+    env = gymnasium.make(
+        GYM_ENV_ID,
+        num_players=4,
+        opponents=["greedy", "expert", "pimc:4"],
+        seat=0,
+        rules=Rules(hand_sizes=(4, 2)),
+    )
     _, steps, _ = play(env, 11)
     assert env.unwrapped.aec.game.is_over and steps >= 1
 
@@ -215,8 +226,7 @@ def test_bounded_rewards_stay_in_the_open_unit_interval_and_keep_the_order() -> 
 def test_sb3_make_vec_env_works_unchanged() -> None:
     from stable_baselines3.common.env_util import make_vec_env  # the integrations extra
 
-    vec = make_vec_env(GYM_ENV_ID, n_envs=2, seed=0,
-                                env_kwargs={"num_players": 2, "rules": SHORT})  # fmt: skip
+    vec = make_vec_env(GYM_ENV_ID, n_envs=2, seed=0, env_kwargs={"num_players": 2, "rules": SHORT})
     obs = vec.reset()
     assert obs["observation"].shape[0] == 2
     masks = np.stack(vec.env_method("action_masks"))
@@ -227,8 +237,9 @@ def test_sb3_make_vec_env_works_unchanged() -> None:
 def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
     from craits_env.render_rgb import picture_shape, table_picture
 
-    env = gymnasium.make(GYM_ENV_ID, num_players=4, opponents="random", seat=1,
-                         render_mode="rgb_array")  # fmt: skip
+    env = gymnasium.make(
+        GYM_ENV_ID, num_players=4, opponents="random", seat=1, render_mode="rgb_array"
+    )
     obs, _ = env.reset(seed=3)
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.shape == picture_shape(4)

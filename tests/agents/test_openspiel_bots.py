@@ -89,8 +89,20 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_params_from_rules_inverts_rules_from_params() -> None:
-    for n, rules in ((4, Rules()), (3, SHORT), (6, Rules(hand_sizes=(5,), num_decks=2,
-                     seven_hits="next_but_one", face_cards=True, three_points=7))):  # fmt: skip
+    for n, rules in (
+        (4, Rules()),
+        (3, SHORT),
+        (
+            6,
+            Rules(
+                hand_sizes=(5,),
+                num_decks=2,
+                seven_hits="next_but_one",
+                face_cards=True,
+                three_points=7,
+            ),
+        ),
+    ):
         params = params_from_rules(n, rules)
         assert rules_from_params(params) == (n, rules, 512)
     assert params_from_rules(4, SHORT) == {"players": 4, "hand_sizes": "3;2;1"}
@@ -118,7 +130,10 @@ def test_the_root_state_is_the_seat_position_with_the_same_59_actions() -> None:
             assert world is not None
             assert [len(world.hands[s]) for s in range(n)] == view.hand_sizes
             assert (world.discard, world.scores, world.phase) == (
-                view.discard, view.scores, view.phase)  # fmt: skip
+                view.discard,
+                view.scores,
+                view.phase,
+            )
             key = root.information_state_string(view.seat)
             for k in range(3):
                 other = root.resample_from_infostate(view.seat, np.random.default_rng(k).random)
@@ -155,9 +170,15 @@ def test_whole_duplicate_games_against_random_are_legal_and_reproducible() -> No
     """openspiel-ismcts:10 against three random bots, short game (3, 2, 1), two seat rotations
     of one duplicate deal: the games finish (the arena refuses an illegal action), and the
     same seed gives the same games move for move."""
-    config = identify(TournamentConfig(
-        specs=("openspiel-ismcts:10", "random", "random", "random"),
-        players=4, deals=1, seed=11, rules=SHORT))  # fmt: skip
+    config = identify(
+        TournamentConfig(
+            specs=("openspiel-ismcts:10", "random", "random", "random"),
+            players=4,
+            deals=1,
+            seed=11,
+            rules=SHORT,
+        )
+    )
     assert config.agents[0] == "openspiel-ismcts:10@1"
     tasks = plan(config)[:2]
     first = [GamePlayer(config, record=True).play(t) for t in tasks]
@@ -200,8 +221,10 @@ def test_the_search_does_not_depend_on_the_hidden_cards() -> None:
             seen = other.view(seat)
             assert [seen.hand_sizes, seen.unseen_cards()] == [view.hand_sizes, view.unseen_cards()]
             hidden = [pub.game.hands[s] for s in range(n) if s != seat]
-            if all(h == other.game.hands[s] for s, h in zip(
-                    [s for s in range(n) if s != seat], hidden, strict=True)):  # fmt: skip
+            if all(
+                h == other.game.hands[s]
+                for s, h in zip([s for s in range(n) if s != seat], hidden, strict=True)
+            ):
                 continue  # the permutation left every hand as it was
             seed = r.randrange(1 << 30)
             a, b = ISMCTSAgent(10, seed=seed), ISMCTSAgent(10, seed=seed)

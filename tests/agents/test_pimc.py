@@ -121,9 +121,15 @@ def test_without_prior_the_rollout_choice_is_the_default() -> None:
     """``prior=None``: one sample means no search, so the rollout policy's move is played."""
     game = Game(3, Rules(hand_sizes=(6,)), seed=5)
     for _, view in searched_positions(game, random.Random(1), 30):
-        root = view.determinize(*sample_hidden(
-            view.unseen_cards(), {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat},
-            {}, np.random.default_rng(0)), np.random.default_rng(0))  # fmt: skip
+        root = view.determinize(
+            *sample_hidden(
+                view.unseen_cards(),
+                {s: k for s, k in enumerate(view.hand_sizes) if s != view.seat},
+                {},
+                np.random.default_rng(0),
+            ),
+            np.random.default_rng(0),
+        )
         bot = PIMCAgent(1, prior=None)  # 1 rollout: a single sample, no search
         assert bot.act(view) == greedy_rollout_action(root)
 
@@ -268,8 +274,9 @@ def test_sampler_falls_back_when_the_caps_cannot_be_met() -> None:
 def test_determinizations_respect_the_tracker(monkeypatch: pytest.MonkeyPatch) -> None:
     """Player 1 draws on 3h (no heart, no 8 or 9): in every sample it holds at most the one
     card it drew since among hearts, 8s and 9s."""
-    g = stacked_game([["Kh", "Qh", "4d"], ["2c", "Kc", "Ts"]], starter="3h",
-                     stock=["5s", "6d", "7c"], dealer=0)  # fmt: skip
+    g = stacked_game(
+        [["Kh", "Qh", "4d"], ["2c", "Kc", "Ts"]], starter="3h", stock=["5s", "6d", "7c"], dealer=0
+    )
     pub = PublicGame(g)
     pub.apply(DRAW)
     assert pub.tracker.void_draws(1, _HEARTS) == 1 and g.current_player == 0

@@ -141,8 +141,9 @@ def test_rollout_values_are_the_python_ones() -> None:
             for action in legal:
                 g = root.clone(rng=np_rng)
                 g.apply(action)
-                row.append(rollout_value(g, seat, game.hand_index, max_decisions=cap,
-                                         others=others))  # fmt: skip
+                row.append(
+                    rollout_value(g, seat, game.hand_index, max_decisions=cap, others=others)
+                )
                 tally["rollouts"] += 1
                 tally["reshuffled"] += sum(g.shuffle_pressures) > sum(root.shuffle_pressures)
                 if g.hand_index != game.hand_index:
@@ -152,8 +153,15 @@ def test_rollout_values_are_the_python_ones() -> None:
             expected.append(row)
         rollouts = tables.rollout(game)
         rollouts.load(roots[0])
-        values, state = rollouts.values(np.array(rows), _owners(sizes, len(unseen)), legal, seat,
-                                        start, others=others, max_decisions=cap)  # fmt: skip
+        values, state = rollouts.values(
+            np.array(rows),
+            _owners(sizes, len(unseen)),
+            legal,
+            seat,
+            start,
+            others=others,
+            max_decisions=cap,
+        )
         assert values is not None and values.tolist() == expected
         assert state == np_rng.bit_generator.state
         tally["positions"] += 1
@@ -204,9 +212,13 @@ def test_points_beyond_float64_fall_back_to_python() -> None:
     rollouts = Rollouts(game.num_players, game.rules)
     rollouts.load(view.determinize(hands, stock, None))
     start = np.random.default_rng(0).bit_generator.state
-    values, state = rollouts.values(np.array([[c for s in sizes for c in hands[s]] + stock]),
-                                    _owners(sizes, len(view.unseen_cards())), legal, seat,
-                                    start)  # fmt: skip
+    values, state = rollouts.values(
+        np.array([[c for s in sizes for c in hands[s]] + stock]),
+        _owners(sizes, len(view.unseen_cards())),
+        legal,
+        seat,
+        start,
+    )
     assert values is None and state == start
     a, b = PIMCAgent(12, seed=3, engine="compiled"), PIMCAgent(12, seed=3, engine="python")
     assert a.action_values(view) == b.action_values(view)
@@ -258,8 +270,11 @@ def _random_plan(r: random.Random) -> tuple[list[int], dict[int, int], dict[int,
     for s in range(1, n):
         sizes[s] = r.randrange(0, min(9, left) + 1)
         left -= sizes[s]
-    caps = {s: [r.choice((UNLIMITED, UNLIMITED, UNLIMITED, 0, 1, 2, 4)) for _ in range(6)]
-            for s in sizes if r.random() < 0.8}  # fmt: skip
+    caps = {
+        s: [r.choice((UNLIMITED, UNLIMITED, UNLIMITED, 0, 1, 2, 4)) for _ in range(6)]
+        for s in sizes
+        if r.random() < 0.8
+    }
     return unseen, sizes, caps
 
 
@@ -298,8 +313,10 @@ def test_random_below_is_generator_integers() -> None:
     """random_below(n) draws Generator.integers(n): small and large bounds, the rejection
     path (bounds just above 2**31 reject about half their draws), n == 1 drawing nothing."""
     r = random.Random(8)
-    bounds = [r.choice((1, 2, 3, 52, 1000, (1 << 31) + 1, (1 << 32) - 1, r.randrange(1, 1 << 32)))
-              for _ in range(20_000)]  # fmt: skip
+    bounds = [
+        r.choice((1, 2, 3, 52, 1000, (1 << 31) + 1, (1 << 32) - 1, r.randrange(1, 1 << 32)))
+        for _ in range(20_000)
+    ]
     rng = np.random.default_rng(8)
     gen = generator_row(rng.bit_generator.state)
     out = np.zeros(len(bounds), np.int64)
@@ -318,8 +335,7 @@ def test_compiled_samples_refuse_another_generator() -> None:
 # ---------------------------------------------------------------------------- the agent
 
 
-def _play_with_both(n: int, rules: Rules, seed: int, simulations: int,
-                    **kw: Any) -> dict[str, int]:  # fmt: skip
+def _play_with_both(n: int, rules: Rules, seed: int, simulations: int, **kw: Any) -> dict[str, int]:
     """Every seat played by a compiled and a Python PIMCAgent, asked the same decisions:
     the same action every time, the same generator states after it; every fifth searched
     decision also the same action_values. Returns counts."""

@@ -74,10 +74,21 @@ def play_one(spec: str) -> list[int]:
 
 def test_the_table_lists_every_builtin_and_no_import_registers_anything() -> None:
     code = "import craits.agents.specs; print(sorted(craits.agents.specs.known_specs()))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
-    builtin = ["belief-search", "champion", "champion-search", "expert", "greedy",
-               "openspiel-ismcts", "pimc", "ppo", "random", "tactician"]  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    builtin = [
+        "belief-search",
+        "champion",
+        "champion-search",
+        "expert",
+        "greedy",
+        "openspiel-ismcts",
+        "pimc",
+        "ppo",
+        "random",
+        "tactician",
+    ]
     assert out.strip() == str(builtin)
     versions = {"random": 1, "greedy": 1, "tactician": 1, "expert": 1, "pimc": 2, "pimc:4": 2}
     for spec, version in versions.items():  # pimc@2: its samples come from numpy's generator
@@ -150,9 +161,29 @@ def test_a_file_agent_in_a_tournament_with_workers_and_in_the_gym_view(
     tables = []
     for workers in ("1", "2"):
         out = tmp_path / f"t{workers}"
-        assert main(["tournament", spec, "random", "--players", "2", "--deals", "2",
-                     "--seed", "1", "-r", "hand_sizes=2,1", "--workers", workers,
-                     "--out", str(out), "--no-progress"]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "tournament",
+                    spec,
+                    "random",
+                    "--players",
+                    "2",
+                    "--deals",
+                    "2",
+                    "--seed",
+                    "1",
+                    "-r",
+                    "hand_sizes=2,1",
+                    "--workers",
+                    workers,
+                    "--out",
+                    str(out),
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         results = json.loads((out / "results.json").read_text())
         assert results["config"]["agents"][0] == agent_identity(spec)
         tables.append(results["agents"])
@@ -167,16 +198,45 @@ def test_a_file_agent_in_a_tournament_with_workers_and_in_the_gym_view(
 @pytest.mark.slow
 def test_craits_play_and_demo_take_the_same_specs(agent_file: Path) -> None:
     script = textwrap.dedent("quit\n")
-    proc = subprocess.run([sys.executable, "-m", "craits", "play", "--opponents",
-                           f"{agent_file}:LowestAgent", "--seed", "1"], input=script,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "craits",
+            "play",
+            "--opponents",
+            f"{agent_file}:LowestAgent",
+            "--seed",
+            "1",
+        ],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "craits", "demo", "--players", "2",
-                           "--bots", "expert", f"{agent_file}:LowestAgent"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "craits",
+            "demo",
+            "--players",
+            "2",
+            "--bots",
+            "expert",
+            f"{agent_file}:LowestAgent",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "craits", "demo", "-n", "2",
-                           "--bots", "nobody", "random"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "craits", "demo", "-n", "2", "--bots", "nobody", "random"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "unknown agent spec 'nobody'" in proc.stderr

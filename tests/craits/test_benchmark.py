@@ -24,8 +24,14 @@ from craits.training.config import load_config
 from craits.training.evaluate import EVAL_SEED
 from craits_env.rules import Rules
 
-SETS = ("standard_4p", "standard_4p_search", "two_player", "two_player_search", "short_4p",
-        "short_4p_search")  # fmt: skip
+SETS = (
+    "standard_4p",
+    "standard_4p_search",
+    "two_player",
+    "two_player_search",
+    "short_4p",
+    "short_4p_search",
+)
 
 
 # ----------------------------------------------------------------------------- deal sets
@@ -42,7 +48,9 @@ def test_the_shipped_deal_sets_check_and_are_what_suite_v1_names() -> None:
     for table in V1.tables:
         full, small = loaded[table.full], loaded[table.search]
         assert full.deals == 10 * small.deals and (full.players, full.rules) == (
-            small.players, small.rules)  # fmt: skip
+            small.players,
+            small.rules,
+        )
 
 
 def test_a_deal_set_that_does_not_check_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -82,8 +90,12 @@ def test_no_committed_configuration_deals_a_deal_of_the_suite() -> None:
 
     for deal_set in suite_sets:
         ours = first_orders(deal_set.config(("random",) * deal_set.players), deal_set.deals)
-        theirs = first_orders(TournamentConfig(("random",) * deal_set.players, deal_set.players,
-                                               300, EVAL_SEED, deal_set.rules), 300)  # fmt: skip
+        theirs = first_orders(
+            TournamentConfig(
+                ("random",) * deal_set.players, deal_set.players, 300, EVAL_SEED, deal_set.rules
+            ),
+            300,
+        )
         assert not ours & theirs, deal_set.name
 
 
@@ -92,8 +104,15 @@ def test_no_committed_configuration_deals_a_deal_of_the_suite() -> None:
 
 def game(deal: int, rotation: int, scores: list[float], winners: list[int]) -> dict[str, Any]:
     n = len(scores)
-    return {"deal": deal, "rotation": rotation, "scores": scores, "winners": winners,
-            "specs": ["x"] * n, "hand_points": [], "decisions": 1}  # fmt: skip
+    return {
+        "deal": deal,
+        "rotation": rotation,
+        "scores": scores,
+        "winners": winners,
+        "specs": ["x"] * n,
+        "hand_points": [],
+        "decisions": 1,
+    }
 
 
 def test_the_agent_sits_where_its_rotation_puts_line_up_position_zero() -> None:
@@ -118,11 +137,16 @@ def test_the_paired_estimate_subtracts_the_reference_in_the_same_seat_of_the_sam
             theirs.append(game(deal, r, ref, [1 - seat]))
     entry = cards.matchup_entry(cards.Matchup("expert", "expert@1", mine, theirs), seed=3)
     assert entry["games"] == 400 and entry["deals"] == 200 and entry["win_rate"] == 1.0
-    assert entry["mean_score"] == pytest.approx(np.mean([g["scores"][cards.agent_seat(g)]
-                                                         for g in mine]))  # fmt: skip
+    assert entry["mean_score"] == pytest.approx(
+        np.mean([g["scores"][cards.agent_seat(g)] for g in mine])
+    )
     paired = entry["paired"]
-    exact = np.mean([a["scores"][cards.agent_seat(a)] - b["scores"][cards.agent_seat(b)]
-                     for a, b in zip(mine, theirs, strict=True)])  # fmt: skip
+    exact = np.mean(
+        [
+            a["scores"][cards.agent_seat(a)] - b["scores"][cards.agent_seat(b)]
+            for a, b in zip(mine, theirs, strict=True)
+        ]
+    )
     assert paired["mean"] == pytest.approx(exact) and exact == pytest.approx(-10, abs=1.5)
     assert paired["ci"][0] < exact < paired["ci"][1]
     assert paired["width_ratio"] < 0.3  # the luck cancels: a far narrower interval
@@ -170,8 +194,10 @@ def test_ratings_are_against_an_anchored_zoo_so_cards_compare() -> None:
     # Only the first RATED_DEALS deals of each opponent count: every card reads as many games.
     games = matchups("x", 0.6)
     assert len(games[0]) > cards.RATED_DEALS
-    tail = [[{**g, "scores": [0.0] * 4} if g["deal"] >= cards.RATED_DEALS else g for g in m]
-            for m in games]  # fmt: skip
+    tail = [
+        [{**g, "scores": [0.0] * 4} if g["deal"] >= cards.RATED_DEALS else g for g in m]
+        for m in games
+    ]
     assert cards.rating(tail, zoo) == cards.rating(games, zoo) != cards.rating(games[:2], zoo)
     assert cards.interleaved([[1, 2, 3], [4], [5, 6]]) == [1, 4, 5, 2, 6, 3]  # type: ignore[list-item]
 
@@ -184,11 +210,17 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Suite:
     """Suite "tiny": two small tables (4 and 2 players), four deals, three zoo members."""
     folder = tmp_path_factory.mktemp("deals")
     quick = Rules(hand_sizes=(2, 1))
-    for name, players, seed, deals in (("four", 4, 11, 4), ("four_search", 4, 12, 2),
-                                        ("two", 2, 13, 4), ("two_search", 2, 14, 2)):  # fmt: skip
+    for name, players, seed, deals in (
+        ("four", 4, 11, 4),
+        ("four_search", 4, 12, 2),
+        ("two", 2, 13, 4),
+        ("two_search", 2, 14, 2),
+    ):
         write(make(name, "tiny", players, quick, seed, deals), folder)
-    tables = (Table("four", "4 players", "four", "four_search"),
-              Table("two", "2 players", "two", "two_search"))  # fmt: skip
+    tables = (
+        Table("four", "4 players", "four", "four_search"),
+        Table("two", "2 players", "two", "two_search"),
+    )
     return Suite("tiny", tables, zoo=("random", "greedy", "expert", "champion"), folder=folder)
 
 
@@ -246,15 +278,19 @@ def test_searching_opponents_are_met_on_the_small_deal_set() -> None:
 
 
 def craits(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "craits", *args], capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "craits", *args], capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (["evaluate", "nosuchbot"], "unknown agent spec"),
-    (["evaluate", "expert", "--suite", "v9"], "suite: got 'v9', allowed v1"),
-    (["evaluate", "expert", "--size", "huge"], "invalid choice: 'huge'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["evaluate", "nosuchbot"], "unknown agent spec"),
+        (["evaluate", "expert", "--suite", "v9"], "suite: got 'v9', allowed v1"),
+        (["evaluate", "expert", "--size", "huge"], "invalid choice: 'huge'"),
+    ],
+)
 @pytest.mark.slow
 def test_bad_evaluate_arguments_give_one_line_and_status_2(args: list[str], fragment: str) -> None:
     proc = craits(*args)
@@ -275,8 +311,9 @@ def test_the_compare_page_reads_every_card_under_its_results_folders(
 
     results = tmp_path / "results"
     evaluate("greedy", tiny, "search", Options(results / "greedy", games_dir=tmp_path / "g"))
-    evaluate("expert", tiny, "search", Options(results / "mine" / "expert",
-                                               games_dir=tmp_path / "g"))  # fmt: skip
+    evaluate(
+        "expert", tiny, "search", Options(results / "mine" / "expert", games_dir=tmp_path / "g")
+    )
     (results / "junk").mkdir()
     (results / "junk" / "card.json").write_text('{"format": "something else"}')
     board = client(tmp_path / "games", result_dirs=[results]).get("/api/cards?suite=tiny").json()
@@ -284,8 +321,13 @@ def test_the_compare_page_reads_every_card_under_its_results_folders(
     assert sorted(r["spec"] for r in board["rows"]) == ["expert", "greedy"]
     reference = next(r for r in board["rows"] if r["spec"] == "expert")
     assert reference["is_reference"] and reference["paired_mean"] == 0.0
-    assert set(reference["win_rates"]) == {"random", "expert", "champion", "pimc",
-                                           "champion-search"}  # fmt: skip
+    assert set(reference["win_rates"]) == {
+        "random",
+        "expert",
+        "champion",
+        "pimc",
+        "champion-search",
+    }
     assert reference["win_rates"]["pimc"] is None  # not in this suite's zoo
     assert client(tmp_path / "games", result_dirs=[results]).get("/api/cards").json()["rows"] == []
 
@@ -297,7 +339,9 @@ def test_the_interval_widths_are_read_from_the_cards(tiny: Suite, tmp_path: Path
     card = evaluate("greedy", tiny, "full", Options(tmp_path / "greedy"))
     found = widths([card])
     assert [(w["table"], w["deal_set"], w["deals"]) for w in found] == [
-        ("four", "four", 4), ("two", "two", 4)]  # fmt: skip
+        ("four", "four", 4),
+        ("two", "two", 4),
+    ]
     four = card["tables"][0]["opponents"]
     spans = sorted(o["win_rate_ci"][1] - o["win_rate_ci"][0] for o in four)
     assert found[0]["win_rate"] == spans[len(spans) // 2]

@@ -66,8 +66,12 @@ def test_bad_arguments_give_one_line_and_status_2(args: list[str], fragment: str
 
 @pytest.mark.slow
 def test_help_of_every_subcommand() -> None:
-    for args in (["--help"], ["demo", "--help"], ["bench", "engine", "--help"],
-                 ["bench", "env", "--help"]):  # fmt: skip
+    for args in (
+        ["--help"],
+        ["demo", "--help"],
+        ["bench", "engine", "--help"],
+        ["bench", "env", "--help"],
+    ):
         proc = run(*args)
         assert proc.returncode == 0 and "usage: craits" in proc.stdout
 

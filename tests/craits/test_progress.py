@@ -77,8 +77,13 @@ def test_a_terminal_gets_a_live_bar_and_ticks_can_be_off() -> None:
 
 
 def test_durations_read_at_a_glance() -> None:
-    assert [duration(s) for s in (0, 9.4, 61, 3599, 7260)] == ["0s", "9s", "1m01s", "59m59s",
-                                                                 "2h01m"]  # fmt: skip
+    assert [duration(s) for s in (0, 9.4, 61, 3599, 7260)] == [
+        "0s",
+        "9s",
+        "1m01s",
+        "59m59s",
+        "2h01m",
+    ]
 
 
 @pytest.mark.slow
@@ -88,10 +93,23 @@ def test_craits_train_into_a_file_writes_no_carriage_return(tmp_path: Path) -> N
 
     def train(*more: str) -> str:
         proc = subprocess.run(
-            [sys.executable, "-m", "craits", "train", "--total-steps", "2048", "--set",
-             "final_eval_deals=1", "--set", "eval_every=0", *more],
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "craits",
+                "train",
+                "--total-steps",
+                "2048",
+                "--set",
+                "final_eval_deals=1",
+                "--set",
+                "eval_every=0",
+                *more,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         return proc.stdout + proc.stderr
 

@@ -29,8 +29,10 @@ def test_a_smoke_deal_set_is_the_first_deals_of_the_small_one() -> None:
         assert smoke.name == f"{table.search}_smoke" and smoke.deals == SMOKE_DEALS == 5
         assert (smoke.seed, smoke.players, smoke.rules) == (small.seed, small.players, small.rules)
         assert smoke.sha256 != small.sha256 and len(smoke.sha256) == 64
-        mine, theirs = smoke.config(("random",) * smoke.players), small.config(
-            ("random",) * small.players)  # fmt: skip
+        mine, theirs = (
+            smoke.config(("random",) * smoke.players),
+            small.config(("random",) * small.players),
+        )
         for deal in range(smoke.deals):
             assert deal_cards(mine, deal) == deal_cards(theirs, deal)
         assert V1.deal_set(table, "greedy", "pimc", "smoke") == smoke  # searching or not
@@ -41,9 +43,10 @@ def test_the_command_offers_the_suites_sizes_and_says_what_each_costs() -> None:
     parser = next(p for name, p in _commands() if name == "craits evaluate")
     text = " ".join(parser.format_help().split())
     assert f"smoke: the first {SMOKE_DEALS} deals of each small set" in text
-    assert ("Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 3 to 5 "
-            "min (measured); search about 1.5 h, full about 2 h (extrapolated"
-            ) in text  # fmt: skip
+    assert (
+        "Time with --workers 2 on 2 shared cores, for a fast agent (greedy): smoke 3 to 5 "
+        "min (measured); search about 1.5 h, full about 2 h (extrapolated"
+    ) in text
 
 
 def _commands() -> list[tuple[str, Any]]:
@@ -61,13 +64,20 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Suite:
     """Two small tables (4 and 2 players), small sets of 3 deals, a smoke card of 2."""
     folder = tmp_path_factory.mktemp("deals")
     quick = Rules(hand_sizes=(2, 1))
-    for name, players, seed, deals in (("four", 4, 11, 6), ("four_search", 4, 12, 3),
-                                        ("two", 2, 13, 6), ("two_search", 2, 14, 3)):  # fmt: skip
+    for name, players, seed, deals in (
+        ("four", 4, 11, 6),
+        ("four_search", 4, 12, 3),
+        ("two", 2, 13, 6),
+        ("two_search", 2, 14, 3),
+    ):
         write(make(name, "tiny", players, quick, seed, deals), folder)
-    tables = (Table("four", "4 players", "four", "four_search"),
-              Table("two", "2 players", "two", "two_search"))  # fmt: skip
-    return Suite("tiny", tables, zoo=("random", "greedy", "expert", "champion"), folder=folder,
-                 smoke_deals=2)  # fmt: skip
+    tables = (
+        Table("four", "4 players", "four", "four_search"),
+        Table("two", "2 players", "two", "two_search"),
+    )
+    return Suite(
+        "tiny", tables, zoo=("random", "greedy", "expert", "champion"), folder=folder, smoke_deals=2
+    )
 
 
 @pytest.mark.slow
@@ -75,26 +85,36 @@ def test_a_smoke_card_has_every_table_and_opponent_and_says_what_it_is(
     tiny: Suite, tmp_path: Path
 ) -> None:
     seen: list[tuple[str, int, int]] = []
-    options = Options(tmp_path / "smoke", progress=lambda what, done, total: seen.append(
-        (what, done, total)))  # fmt: skip
+    options = Options(
+        tmp_path / "smoke", progress=lambda what, done, total: seen.append((what, done, total))
+    )
     smoke = evaluate("greedy", tiny, "smoke", options)
-    jsonschema.validate(json.loads((tmp_path / "smoke" / "card.json").read_text()),
-                        json.loads(cards.SCHEMA.read_text()))  # fmt: skip
+    jsonschema.validate(
+        json.loads((tmp_path / "smoke" / "card.json").read_text()),
+        json.loads(cards.SCHEMA.read_text()),
+    )
     assert smoke["size"] == "smoke"
     four, two = smoke["tables"]
     assert [o["opponent"] for o in four["opponents"]] == ["random", "greedy", "expert", "champion"]
     assert [(o["deals"], o["games"], o["deal_set"]) for o in four["opponents"]] == [
-        (2, 8, "four_search_smoke")] * 4  # fmt: skip
+        (2, 8, "four_search_smoke")
+    ] * 4
     assert [o["opponent"] for o in two["opponents"]] == ["random", "greedy", "expert"]
     assert [s["opponent"] for s in two["skipped"]] == ["champion"]
     assert all(o["paired"] is not None for t in smoke["tables"] for o in t["opponents"])
     assert smoke["rating"]["sigma"] > 0 and smoke["compute"]["ms_per_decision"] > 0
-    assert set(smoke["compute"]["seconds_by_opponent"]) == {"random", "greedy", "expert",
-                                                            "champion"}  # fmt: skip
+    assert set(smoke["compute"]["seconds_by_opponent"]) == {
+        "random",
+        "greedy",
+        "expert",
+        "champion",
+    }
     markdown = (tmp_path / "smoke" / "card.md").read_text()
     assert markdown.splitlines()[4] == cards.SMOKE_NOTE
-    assert "Seconds by opponent (its tournaments in that run: the agent's, the reference's, " \
+    assert (
+        "Seconds by opponent (its tournaments in that run: the agent's, the reference's, "
         "the anchors'): random " in markdown
+    )
     # Each tournament once, counted: (4 + 3 opponents) x (greedy, expert); the anchors are
     # the reference's own games at the first table.
     names = list(dict.fromkeys(what for what, _, _ in seen))

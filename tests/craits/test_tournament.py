@@ -120,15 +120,27 @@ def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
     t2 = table(run_tournament(cfg, tmp_path / "b", workers=2), cfg)
     assert t1 == t2  # same seed, same table, whatever the number of workers
     (agent,) = t1["agents"]
-    keys = ("spec", "games", "win_rate", "win_rate_ci", "mean_score", "mean_score_ci",
-            "rating_mu", "rating_sigma", "mean_hand_points", "mean_hand_points_ci")  # fmt: skip
+    keys = (
+        "spec",
+        "games",
+        "win_rate",
+        "win_rate_ci",
+        "mean_score",
+        "mean_score_ci",
+        "rating_mu",
+        "rating_sigma",
+        "mean_hand_points",
+        "mean_hand_points_ci",
+    )
     assert set(keys) <= agent.keys()
     assert agent["games"] == 8 * 3 * 3
     lo, hi = agent["mean_score_ci"]
     assert lo <= agent["mean_score"] <= hi
     assert agent["win_rate"] == pytest.approx(1 / 3)
-    other = table(run_games(config(cfg.specs, deals=8, seed=2), tmp_path / "c"),
-                  config(cfg.specs, deals=8, seed=2))  # fmt: skip
+    other = table(
+        run_games(config(cfg.specs, deals=8, seed=2), tmp_path / "c"),
+        config(cfg.specs, deals=8, seed=2),
+    )
     assert other != t1
 
 
@@ -157,9 +169,11 @@ def test_resume_after_interruption_gives_the_same_table(tmp_path: Path) -> None:
 
 def test_results_directory_of_another_tournament_is_refused(tmp_path: Path) -> None:
     run_games(config(("random", "random", "random"), deals=2), tmp_path)
-    for other in (config(("random", "random", "random"), deals=2, seed=9),
-                  config(("random", "random", "greedy"), deals=2),
-                  config(("random", "random", "random"), deals=1)):  # fmt: skip
+    for other in (
+        config(("random", "random", "random"), deals=2, seed=9),
+        config(("random", "random", "greedy"), deals=2),
+        config(("random", "random", "random"), deals=1),
+    ):
         with pytest.raises(TournamentError, match="different tournament"):
             run_games(other, tmp_path)
 
@@ -190,10 +204,16 @@ def test_illegal_action_stops_cleanly_naming_agent_and_position(tmp_path: Path) 
 
 def test_head_to_head_and_ratings_order() -> None:
     games = [
-        {"deal": d, "specs": ["a", "b"], "scores": [10, 20], "winners": [0],
-         "hand_points": [[10, 20]], "decisions": 1}
+        {
+            "deal": d,
+            "specs": ["a", "b"],
+            "scores": [10, 20],
+            "winners": [0],
+            "hand_points": [[10, 20]],
+            "decisions": 1,
+        }
         for d in range(20)
-    ]  # fmt: skip
+    ]
     t = summarize(games, ["a", "b"], 0)
     assert [a["spec"] for a in t["agents"]] == ["a", "b"]
     assert t["head_to_head"]["a"]["b"] == 1.0 and t["head_to_head"]["b"]["a"] == 0.0
@@ -202,15 +222,32 @@ def test_head_to_head_and_ratings_order() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "craits", "tournament", *args],
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "craits", "tournament", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
 def test_cli_writes_every_output(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    proc = run_cli("random", "random", "--players", "2", "--deals", "3", "--seed", "4",
-                   "-r", "hand_sizes=3,2", "--out", str(out), "--no-progress")  # fmt: skip
+    proc = run_cli(
+        "random",
+        "random",
+        "--players",
+        "2",
+        "--deals",
+        "3",
+        "--seed",
+        "4",
+        "-r",
+        "hand_sizes=3,2",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     for name in ("results.json", "results.csv", "results.md", "results.png", "games.jsonl"):
         assert (out / name).stat().st_size > 0

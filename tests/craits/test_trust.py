@@ -50,8 +50,21 @@ def snapshot_dir(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def tournament(out: Path, *specs: str, deals: int = 3) -> list[str]:
-    return ["tournament", *specs, "--players", "2", "--deals", str(deals), "--seed", "4",
-            "-r", "hand_sizes=3,2,1", "--out", str(out), "--no-progress"]  # fmt: skip
+    return [
+        "tournament",
+        *specs,
+        "--players",
+        "2",
+        "--deals",
+        str(deals),
+        "--seed",
+        "4",
+        "-r",
+        "hand_sizes=3,2,1",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
 
 
 # ----------------------------------------------------------------------------- identities
@@ -138,8 +151,10 @@ def test_a_store_without_identities_or_of_an_older_engine_is_refused(
     out = tmp_path / "t"
     assert main(tournament(out, "greedy", "random")) == 0
     stored = json.loads((out / CONFIG_FILE).read_text())
-    for change, reason in (({"rules_revision": 1}, "rules revision 1"),
-                           ({"agents": None}, "older craits")):  # fmt: skip
+    for change, reason in (
+        ({"rules_revision": 1}, "rules revision 1"),
+        ({"agents": None}, "older craits"),
+    ):
         old = {k: v for k, v in {**stored, **change}.items() if v is not None}
         (out / CONFIG_FILE).write_text(json.dumps(old))
         capsys.readouterr()
@@ -153,8 +168,18 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game(
 ) -> None:
     ckpt = checkpoint(tmp_path / "two.pt", 1)  # 2 players, hands 3,2,1
     out = tmp_path / "t"
-    argv = ["tournament", f"ppo:{ckpt}", "random", "random", "--players", "3", "--deals", "1",
-            "--out", str(out)]  # fmt: skip
+    argv = [
+        "tournament",
+        f"ppo:{ckpt}",
+        "random",
+        "random",
+        "--players",
+        "3",
+        "--deals",
+        "1",
+        "--out",
+        str(out),
+    ]
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2 and not out.exists()
@@ -231,8 +256,12 @@ def test_extending_a_run_evaluates_the_new_agent(tmp_path: Path) -> None:
 def test_a_moved_run_directory_resumes_and_a_failed_check_writes_nothing(tmp_path: Path) -> None:
     bot = checkpoint(tmp_path / "bot.pt", 5)
     out = tmp_path / "run"
-    config = tiny(total_steps=300, final_eval_deals=2, eval_opponents=["random"],
-                  opponents={"self": 1.0, f"ppo:{bot}": 1.0})  # fmt: skip
+    config = tiny(
+        total_steps=300,
+        final_eval_deals=2,
+        eval_opponents=["random"],
+        opponents={"self": 1.0, f"ppo:{bot}": 1.0},
+    )
     train(config, out=out, **QUIET)
     moved = tmp_path / "moved"
     shutil.move(out, moved)
@@ -288,10 +317,13 @@ def test_an_interrupted_craits_train_leaves_a_resumable_checkpoint(
     config = tmp_path / "long.toml"
     config.write_text(to_toml(tiny(total_steps=50_000_000, checkpoint_every=0)))
     out = tmp_path / "run"
-    proc = subprocess.Popen(_craits("train", "--config", str(config), "--out", str(out),
-                                    "--no-progress"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+    proc = subprocess.Popen(
+        _craits("train", "--config", str(config), "--out", str(out), "--no-progress"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # printed once the loop (and its handler) is running
@@ -330,6 +362,7 @@ def test_version_and_help_show_the_quick_run(capsys: pytest.CaptureFixture[str])
 def test_identities_are_deterministic_across_processes(tmp_path: Path) -> None:
     ckpt = checkpoint(tmp_path / "a.pt", 1)
     code = f"from craits.agents.specs import agent_identity; print(agent_identity('ppo:{ckpt}'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == agent_identity(f"ppo:{ckpt}")

@@ -103,11 +103,22 @@ def belief_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A standard-observation run, and a belief run started from its policy."""
     out = tmp_path_factory.mktemp("belief")
     quiet = {"progress": False, "echo": lambda s: None}
-    base = train(tiny(num_players=3, total_steps=400, opponents={"self": 1.0, "greedy": 1.0}),
-                 out=out / "base", **quiet)  # fmt: skip
-    tuned = train(tiny(num_players=3, total_steps=400, observation="belief",
-                       init_policy=str(out / "base"), opponents={"self": 1.0, "greedy": 1.0}),
-                  out=out / "tuned", **quiet)  # fmt: skip
+    base = train(
+        tiny(num_players=3, total_steps=400, opponents={"self": 1.0, "greedy": 1.0}),
+        out=out / "base",
+        **quiet,
+    )
+    tuned = train(
+        tiny(
+            num_players=3,
+            total_steps=400,
+            observation="belief",
+            init_policy=str(out / "base"),
+            opponents={"self": 1.0, "greedy": 1.0},
+        ),
+        out=out / "tuned",
+        **quiet,
+    )
     return base.final_checkpoint, tuned.final_checkpoint
 
 
@@ -116,8 +127,12 @@ def test_a_belief_policy_started_from_a_standard_one_plays_exactly_as_it(
     belief_run: tuple[Path, Path],
 ) -> None:
     base_ckpt, _ = belief_run
-    config = tiny(num_players=3, observation="belief", init_policy=str(base_ckpt),
-                  opponents={"self": 1.0, "greedy": 1.0})  # fmt: skip
+    config = tiny(
+        num_players=3,
+        observation="belief",
+        init_policy=str(base_ckpt),
+        opponents={"self": 1.0, "greedy": 1.0},
+    )
     state = TrainingState(config, torch.device("cpu"), "widen")
     state.init_policy(config.init_policy)
     base = load_checkpoint(base_ckpt)["policy"]

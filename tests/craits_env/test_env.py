@@ -29,8 +29,9 @@ def test_pettingzoo_api_seed_and_render_tests(num_players: int) -> None:
         warnings.simplefilter("ignore")
         api_test(craits_v0.env(num_players=num_players), num_cycles=200)
         seed_test(lambda **kw: craits_v0.env(num_players=num_players, **kw), num_cycles=200)
-        render_test(lambda render_mode=None: craits_v0.env(num_players=num_players,
-                                                           render_mode=render_mode))  # fmt: skip
+        render_test(
+            lambda render_mode=None: craits_v0.env(num_players=num_players, render_mode=render_mode)
+        )
 
 
 def test_env_has_pettingzoo_shape() -> None:
@@ -71,8 +72,12 @@ def test_bad_constructor_arguments(kwargs: dict, field: str) -> None:
 def test_mask_equals_engine_legal_set_over_many_steps() -> None:
     r = random.Random(0)
     steps = 0
-    for n, rules in [(2, Rules()), (4, Rules(face_cards=True, voluntary_draw=True)),
-                     (6, Rules.short_game()), (3, Rules(one_card_on_deal=True))]:  # fmt: skip
+    for n, rules in [
+        (2, Rules()),
+        (4, Rules(face_cards=True, voluntary_draw=True)),
+        (6, Rules.short_game()),
+        (3, Rules(one_card_on_deal=True)),
+    ]:
         e = craits_v0.raw_env(num_players=n, rules=rules)
         e.reset(seed=n)
         for agent in e.agent_iter():
@@ -248,8 +253,12 @@ def test_observation_slice_table_matches_docstring_and_docs() -> None:
 def test_observation_content_on_a_known_position() -> None:
     from craits_env.testing.scenario import deal_order
 
-    order = deal_order([["7c", "Kd", "Kd"], ["2s", "3h", "9c"], ["As", "5c", "8h"]],
-                       starter="7h", stock=["Tc"], rules=Rules(num_decks=2))  # fmt: skip
+    order = deal_order(
+        [["7c", "Kd", "Kd"], ["2s", "3h", "9c"], ["As", "5c", "8h"]],
+        starter="7h",
+        stock=["Tc"],
+        rules=Rules(num_decks=2),
+    )
     e = craits_v0.raw_env(num_players=3, rules=Rules(num_decks=2, hand_sizes=(3,)))
     e.reset(seed=0, options={"deck": order, "dealer": 0})
     # The starter 7h made player 1 draw the Tc (R2.5); player 1 is to play.

@@ -235,23 +235,35 @@ def test_a_five_as_the_last_card_draws_goes_out_and_scores() -> None:
     g = stacked_game([["Qh"], ["5c"], ["3s"]], starter="Kc", stock=["Ah", "2h"])
     (deal,) = g.start_events
     assert isinstance(deal, Dealt) and deal.order is not None
-    assert deal._replace(order=None) == Dealt(0, 0, 1, 1, (cs("Qh"), cs("5c"), cs("3s")),
-                                              c("Kc"), None)  # fmt: skip
+    assert deal._replace(order=None) == Dealt(
+        0, 0, 1, 1, (cs("Qh"), cs("5c"), cs("3s")), c("Kc"), None
+    )
     assert g.apply(c("5c")) == [
         Played(1, c("5c")),
         Drew(2, 1, cs("Ah"), "five"),
         Drew(0, 1, cs("2h"), "five"),
         WentOut(1),
-        HandScored(0, "went_out", (cs("2h", "Qh"), (), cs("Ah", "3s")), (1,), (30, 0, 3),
-                   (30, 0, 3), (0, 0, 0)),
+        HandScored(
+            0,
+            "went_out",
+            (cs("2h", "Qh"), (), cs("Ah", "3s")),
+            (1,),
+            (30, 0, 3),
+            (30, 0, 3),
+            (0, 0, 0),
+        ),
         GameOver((1,), (30, 0, 3)),
-    ]  # fmt: skip
+    ]
 
 
 def test_a_skip_a_reverse_and_a_silence_paid_at_the_next_turn() -> None:
     """R4 (4 skips, T reverses), R7.1 (silence: the next turn is two cards instead)."""
-    g = stacked_game([["4c", "Tc", "Kd"], ["5d", "6h", "Jh"], ["8s", "Ts", "3d"]],
-                     starter="9c", stock=["Ah", "2h", "4h"], dealer=2)  # fmt: skip
+    g = stacked_game(
+        [["4c", "Tc", "Kd"], ["5d", "6h", "Jh"], ["8s", "Ts", "3d"]],
+        starter="9c",
+        stock=["Ah", "2h", "4h"],
+        dealer=2,
+    )
     assert [e.kind for e in g.start_events] == ["deal"]  # the starter 9 waits for its call
     assert g.apply(parse_action("call c")) == [Called(2, 0)]
     assert g.apply(c("4c")) == [Played(0, c("4c")), Skipped(1, "four")]
@@ -271,15 +283,22 @@ def test_a_skip_a_reverse_and_a_silence_paid_at_the_next_turn() -> None:
 
 def test_jacks_in_a_row_and_the_queen_of_spades_draw_and_forfeit() -> None:
     """R9.1: 2 × the jacks in a row; R9.2: five cards; R9.4: the turn is forfeited."""
-    g = stacked_game([["Jh", "Qs", "4d"], ["Jc", "5d", "6d"], ["Ts", "Td", "8h"]],
-                     starter="3c", face_cards=True,
-                     stock=["Ac", "2c", "3d", "4c", "5c", "6c", "7c", "8c", "9c",
-                            "Tc"])  # fmt: skip
-    assert g.apply(c("Jc")) == [Played(1, c("Jc")), Drew(2, 2, cs("Ac", "2c"), "jack"),
-                                Skipped(2, "jack")]  # fmt: skip
-    assert g.apply(c("Jh")) == [Played(0, c("Jh")),
-                                Drew(1, 4, cs("3d", "4c", "5c", "6c"), "jack"),
-                                Skipped(1, "jack")]  # fmt: skip
+    g = stacked_game(
+        [["Jh", "Qs", "4d"], ["Jc", "5d", "6d"], ["Ts", "Td", "8h"]],
+        starter="3c",
+        face_cards=True,
+        stock=["Ac", "2c", "3d", "4c", "5c", "6c", "7c", "8c", "9c", "Tc"],
+    )
+    assert g.apply(c("Jc")) == [
+        Played(1, c("Jc")),
+        Drew(2, 2, cs("Ac", "2c"), "jack"),
+        Skipped(2, "jack"),
+    ]
+    assert g.apply(c("Jh")) == [
+        Played(0, c("Jh")),
+        Drew(1, 4, cs("3d", "4c", "5c", "6c"), "jack"),
+        Skipped(1, "jack"),
+    ]
     assert g.apply(c("8h")) == [Played(2, c("8h"))]
     assert g.apply(parse_action("call s")) == [Called(2, 3)]
     assert g.apply(c("Qs")) == [Played(0, c("Qs"))]
@@ -396,8 +415,7 @@ def _hidden_cards(e: Event, seat: int) -> bool:
     if isinstance(e, Reshuffled):
         return e.order is not None
     if isinstance(e, Dealt):
-        return e.order is not None or any(h is not None for s, h in enumerate(e.hands)
-                                          if s != seat)  # fmt: skip
+        return e.order is not None or any(h is not None for s, h in enumerate(e.hands) if s != seat)
     return False
 
 

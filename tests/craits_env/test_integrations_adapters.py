@@ -38,7 +38,9 @@ def test_rllib_observations_rename_the_keys_and_cast_the_mask() -> None:
 
 def test_rllib_env_config_and_ppo_config_refuse_bad_arguments_before_importing_ray() -> None:
     assert craits_rllib.env_kwargs({"num_players": 3, "rules": SHORT.to_dict()}) == {
-        "num_players": 3, "rules": SHORT}  # fmt: skip
+        "num_players": 3,
+        "rules": SHORT,
+    }
     with pytest.raises(ValueError, match=r"env_config: unknown key\(s\) \['seed'\]; allowed"):
         craits_rllib.env_kwargs({"seed": 1})
     cases = [
@@ -97,8 +99,9 @@ def test_parallel_view_says_who_decides_and_replays_the_aec_game() -> None:
             assert isinstance(infos[agent]["action_mask"], list)  # IPPO fails on arrays
             if agent == acting:
                 assert infos[agent]["env_defined_actions"] is None
-                assert np.array_equal(infos[agent]["action_mask"],
-                                      reference.observe(agent)["action_mask"])  # fmt: skip
+                assert np.array_equal(
+                    infos[agent]["action_mask"], reference.observe(agent)["action_mask"]
+                )
             else:
                 assert infos[agent]["env_defined_actions"] == DRAW == craits_agilerl.WAIT_ACTION
                 assert np.flatnonzero(infos[agent]["action_mask"]).tolist() == [DRAW]

@@ -105,8 +105,14 @@ def test_differential_against_the_engine(seed: int) -> None:
     actions, seen = [], []
     while not engine.is_over:
         legal = engine.legal_actions()
-        seen.append((engine.current_player, legal, list(engine.hands[engine.current_player]),
-                     list(engine.scores)))  # fmt: skip
+        seen.append(
+            (
+                engine.current_player,
+                legal,
+                list(engine.hands[engine.current_player]),
+                list(engine.scores),
+            )
+        )
         actions.append(int(rng.choice(legal)))
         engine.apply(actions[-1])
     deals, reshuffles = engine.deck_orders()
@@ -237,8 +243,12 @@ def test_consistent_deal_rejects_a_bad_start() -> None:
     with pytest.raises(ValueError, match="start is not a deal of the unseen cards"):
         deal_consistent([1, 2, 3], {1: [4]}, {}, rng)
     with pytest.raises(ValueError, match="start breaks a seat's bounds"):
-        deal_consistent([parse_card("2h"), 5], {1: [parse_card("2h")]},
-                        {1: SeatBound([None, None, 0, None, None, None])}, rng)  # fmt: skip
+        deal_consistent(
+            [parse_card("2h"), 5],
+            {1: [parse_card("2h")]},
+            {1: SeatBound([None, None, 0, None, None, None])},
+            rng,
+        )
 
 
 @pytest.mark.slow

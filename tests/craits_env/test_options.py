@@ -34,16 +34,28 @@ def test_rules_fields_are_typed_and_converted() -> None:
 
 
 def test_command_line_text_goes_through_the_same_types() -> None:
-    text = {"face_cards": "yes", "hand_sizes": "5,4, 3", "num_decks": "none",
-            "seven_hits": "next_but_one", "three_points": "-2"}  # fmt: skip
+    text = {
+        "face_cards": "yes",
+        "hand_sizes": "5,4, 3",
+        "num_decks": "none",
+        "seven_hits": "next_but_one",
+        "three_points": "-2",
+    }
     parsed = {k: options.from_text(Rules, k, v) for k, v in text.items()}
-    assert parsed == {"face_cards": True, "hand_sizes": (5, 4, 3), "num_decks": None,
-                      "seven_hits": "next_but_one", "three_points": -2}  # fmt: skip
+    assert parsed == {
+        "face_cards": True,
+        "hand_sizes": (5, 4, 3),
+        "num_decks": None,
+        "seven_hits": "next_but_one",
+        "three_points": -2,
+    }
     assert options.from_text(Rules, "num_decks", "2") == 2
-    for name, raw, allowed in (("face_cards", "maybe", "True or False"),
-                               ("num_decks", "3", "None or 1, 2"),
-                               ("hand_sizes", "8,x", "a list of ints"),
-                               ("one_card", "loud", "'declare', 'auto', 'off'")):  # fmt: skip
+    for name, raw, allowed in (
+        ("face_cards", "maybe", "True or False"),
+        ("num_decks", "3", "None or 1, 2"),
+        ("hand_sizes", "8,x", "a list of ints"),
+        ("one_card", "loud", "'declare', 'auto', 'off'"),
+    ):
         with pytest.raises(ValueError, match=f"got '{raw}', allowed {allowed}"):
             options.from_text(Rules, name, raw)
 
@@ -74,8 +86,13 @@ def test_the_run_records_the_settings_it_used(tmp_path: Path) -> None:
     from craits.training.config import config_path
     from craits.training.train import train
 
-    result = train(tiny(total_steps=200, device="auto"), out=tmp_path, total_steps=150,
-                   progress=False, echo=lambda s: None)  # fmt: skip
+    result = train(
+        tiny(total_steps=200, device="auto"),
+        out=tmp_path,
+        total_steps=150,
+        progress=False,
+        echo=lambda s: None,
+    )
     recorded = load_config(str(config_path(str(tmp_path / "config.toml"))))
     assert recorded.device == "cpu" and recorded.total_steps == 150  # what was used, not "auto"
     assert load_checkpoint(result.final_checkpoint)["config"]["device"] == "cpu"

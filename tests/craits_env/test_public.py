@@ -36,10 +36,27 @@ def test_seat_view_depends_only_on_what_the_seat_may_know() -> None:
     rng = np.random.default_rng(1)
     g = Game(4, Rules(face_cards=True), seed=3)
     pub = PublicGame(g)
-    public_attrs = ["hand", "legal_actions", "phase", "top", "active_suit", "count", "direction",
-                    "dealer", "hand_sizes", "scores", "shuffle_pressures",
-                    "one_card_penalty_pending", "went_out", "discard", "stock_size", "hand_index",
-                    "jack_run", "king_cards_left", "extra_play"]  # fmt: skip
+    public_attrs = [
+        "hand",
+        "legal_actions",
+        "phase",
+        "top",
+        "active_suit",
+        "count",
+        "direction",
+        "dealer",
+        "hand_sizes",
+        "scores",
+        "shuffle_pressures",
+        "one_card_penalty_pending",
+        "went_out",
+        "discard",
+        "stock_size",
+        "hand_index",
+        "jack_run",
+        "king_cards_left",
+        "extra_play",
+    ]
     for _ in range(300):
         seat = g.current_player
         other = PublicGame(hide(g, seat, rng))
@@ -52,8 +69,9 @@ def test_seat_view_depends_only_on_what_the_seat_may_know() -> None:
 
 def test_tracker_records_suits_a_player_could_not_follow() -> None:
     # Player 1 holds no heart, no 8 or 9: it must draw (R3.3) on the starter 3h.
-    g = stacked_game([["Kh", "Qh", "4d"], ["2c", "Kc", "Ts"]], starter="3h",
-                     stock=["5s", "6d", "7c"], dealer=0)  # fmt: skip
+    g = stacked_game(
+        [["Kh", "Qh", "4d"], ["2c", "Kc", "Ts"]], starter="3h", stock=["5s", "6d", "7c"], dealer=0
+    )
     pub = PublicGame(g)
     assert g.current_player == 1 and g.legal_actions() == (DRAW,)
     pub.apply(DRAW)

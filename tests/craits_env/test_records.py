@@ -163,8 +163,9 @@ def test_a_bad_record_is_an_error_naming_the_line(
     tmp_path: Path, change: str, fragment: str
 ) -> None:
     good = random_record(1)
-    path = _write_lines(tmp_path / "r.jsonl", [encode_record(good)] * 2
-                        + [encode_record(_tamper(good, change))])  # fmt: skip
+    path = _write_lines(
+        tmp_path / "r.jsonl", [encode_record(good)] * 2 + [encode_record(_tamper(good, change))]
+    )
     with pytest.raises(RecordError) as info:
         list(read_records(path))
     message = str(info.value)
@@ -261,9 +262,24 @@ def test_tournament_records_replay_to_its_scores_whatever_the_workers(tmp_path: 
 @pytest.mark.slow
 def test_tournament_command_writes_the_record_file(tmp_path: Path) -> None:
     out, path = tmp_path / "t", tmp_path / "games.jsonl"
-    proc = run_cli("tournament", "random", "greedy", "--players", "2", "--deals", "2",
-                   "--seed", "3", "-r", "hand_sizes=2,1", "--out", str(out), "--no-progress",
-                   "--record", str(path))  # fmt: skip
+    proc = run_cli(
+        "tournament",
+        "random",
+        "greedy",
+        "--players",
+        "2",
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "-r",
+        "hand_sizes=2,1",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--record",
+        str(path),
+    )
     assert proc.returncode == 0, proc.stderr
     results = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
     recorded = {rec["meta"]["key"]: rec["scores"] for _, rec in read_records(path)}

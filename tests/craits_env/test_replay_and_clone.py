@@ -149,10 +149,25 @@ def test_clone_with_own_generator() -> None:
 
 def test_snapshot_is_json_serialisable_and_has_interface_keys() -> None:
     keys = {
-        "num_players", "hand_index", "dealer", "current_player", "phase", "direction", "top",
-        "active_suit", "count", "hands", "stock", "discard", "scores", "shuffle_pressures",
-        "hand_points", "went_out", "deal", "reshuffles",
-    }  # fmt: skip
+        "num_players",
+        "hand_index",
+        "dealer",
+        "current_player",
+        "phase",
+        "direction",
+        "top",
+        "active_suit",
+        "count",
+        "hands",
+        "stock",
+        "discard",
+        "scores",
+        "shuffle_pressures",
+        "hand_points",
+        "went_out",
+        "deal",
+        "reshuffles",
+    }
     g = Game(4, seed=0)
     play_random(g, random.Random(0))
     s = g.snapshot()

@@ -96,8 +96,11 @@ def test_round_trip_and_continuation_during_the_declarations_after_a_one_card_de
     """R7.3: each seat declares right after the deal; the seats still to declare round-trip."""
     r = random.Random(6)
     for i in range(30):
-        rules = Rules(hand_sizes=(1, 2, 1), one_card_on_deal=True,
-                      idiot_penalty=r.choice(("forfeit", "draw_one")))  # fmt: skip
+        rules = Rules(
+            hand_sizes=(1, 2, 1),
+            one_card_on_deal=True,
+            idiot_penalty=r.choice(("forfeit", "draw_one")),
+        )
         g = Game(r.randint(2, 10), rules, seed=i)
         while not g.is_over:
             if g.snapshot()["deal_declarations_left"]:
@@ -205,8 +208,9 @@ def test_scripted_game_resumes_its_scheduled_deck_orders_and_record() -> None:
     deals, reshuffles = ref.deck_orders()
     assert any(reshuffles)
     for cut in (0, 1, len(actions) // 3, len(actions) // 2, len(actions) - 1):
-        replay = Game(4, rules, dealer=ref.first_dealer, deals=deals, reshuffles=reshuffles,
-                      record=True)  # fmt: skip
+        replay = Game(
+            4, rules, dealer=ref.first_dealer, deals=deals, reshuffles=reshuffles, record=True
+        )
         for a in actions[:cut]:
             replay.apply(a)
         resumed = Game.from_snapshot(through_json(replay.snapshot(resume=True)))  # no generator
@@ -316,11 +320,15 @@ def test_impossible_cards_and_contradictions_are_refused() -> None:
     card = s["hands"][seat][0]
     resume = g.snapshot(resume=True)["resume"]
     cases: list[tuple[dict[str, Any], tuple[str, ...]]] = [
-        ({**s, "hands": [[*h, card] if q == seat else h for q, h in enumerate(s["hands"])]},
-         ("hands", "extra: " + card)),
+        (
+            {**s, "hands": [[*h, card] if q == seat else h for q, h in enumerate(s["hands"])]},
+            ("hands", "extra: " + card),
+        ),
         ({**s, "stock": s["stock"][1:]}, ("stock", "missing")),
-        ({**s, "hands": [["Xx"] if q == seat else h for q, h in enumerate(s["hands"])]},
-         (f"['hands'][{seat}][0]", "invalid card")),
+        (
+            {**s, "hands": [["Xx"] if q == seat else h for q, h in enumerate(s["hands"])]},
+            (f"['hands'][{seat}][0]", "invalid card"),
+        ),
         ({**s, "top": "Ac" if s["top"] != "Ac" else "Ad"}, ("'top'",)),
         ({**s, "phase": "game_over"}, ("'phase'",)),
         ({**s, "legal_actions": [58]}, ("'legal_actions'",)),
@@ -330,9 +338,11 @@ def test_impossible_cards_and_contradictions_are_refused() -> None:
         ({**s, "num_players": 3}, ("'hands'",)),
         ({**s, "rules": {**s["rules"], "one_card": "never"}}, ("'rules'", "one_card")),
         ({**s, "rules": {**s["rules"], "hand_sizes": [20]}}, ("'rules'", "cannot deal")),
-        ({**s, "resume": {**resume, "generator": {"bit_generator": "PCG64"}}},
-         ("'generator'", "PCG64")),
-    ]  # fmt: skip
+        (
+            {**s, "resume": {**resume, "generator": {"bit_generator": "PCG64"}}},
+            ("'generator'", "PCG64"),
+        ),
+    ]
     for bad, names in cases:
         assert_one_line_error(Game.from_snapshot, bad, *names)
 
@@ -545,7 +555,10 @@ def test_restore_refuses_bad_states_naming_the_key_and_changes_nothing() -> None
     game = {**good["game"], "stock": [*good["game"]["stock"], "As"]}
     assert_one_line_error(target.restore, {**good, "game": game}, "'game'", "'stock'", "extra: As")
     assert json.dumps(target.state()) == before
-    for other in (craits_v0.raw_env(4, track_public=True), craits_v0.raw_env(4, reward="win"),
-                  craits_v0.raw_env(5, track_public=True, reward="win")):  # fmt: skip
+    for other in (
+        craits_v0.raw_env(4, track_public=True),
+        craits_v0.raw_env(4, reward="win"),
+        craits_v0.raw_env(5, track_public=True, reward="win"),
+    ):
         other.reset(seed=0)
         assert_one_line_error(other.restore, good, "'options'", "same options")

@@ -170,10 +170,14 @@ def test_bad_calls_are_one_line_errors_and_change_nothing() -> None:
     assert_one_line_error(lambda d: vg.reset([0], dealer=d), 4, "dealer", "0 to 3")
     assert_one_line_error(lambda t: vg.reset([0], deck_top=t), ["As", "As"], "listed 2 times")
     assert_one_line_error(lambda t: vg.reset([0], deck_top=t), ["1x"], "invalid card")
-    assert_one_line_error(lambda s: vg.reset([0, 1], generator_state=s),
-                          np.random.default_rng(0).bit_generator.state, "exactly one")  # fmt: skip
-    assert_one_line_error(lambda s: vg.reset([0], generator_state=s),
-                          np.random.MT19937(0).state, "MT19937", "PCG64")  # fmt: skip
+    assert_one_line_error(
+        lambda s: vg.reset([0, 1], generator_state=s),
+        np.random.default_rng(0).bit_generator.state,
+        "exactly one",
+    )
+    assert_one_line_error(
+        lambda s: vg.reset([0], generator_state=s), np.random.MT19937(0).state, "MT19937", "PCG64"
+    )
     assert snapshots(vg) == before
 
 
@@ -362,10 +366,14 @@ def test_rewards_beyond_a_double_are_the_float32_of_the_exact_value() -> None:
 
 
 def test_backend_is_checked_and_refusals_surface_at_construction() -> None:
-    assert_one_line_error(lambda b: craits_v0.raw_env(backend=b), "numba",
-                          "backend", "'python', 'vector'")  # fmt: skip
-    assert_one_line_error(lambda r: craits_v0.raw_env(backend="vector", rules=r),
-                          Rules(three_points=10**9), "three_points")  # fmt: skip
+    assert_one_line_error(
+        lambda b: craits_v0.raw_env(backend=b), "numba", "backend", "'python', 'vector'"
+    )
+    assert_one_line_error(
+        lambda r: craits_v0.raw_env(backend="vector", rules=r),
+        Rules(three_points=10**9),
+        "three_points",
+    )
 
 
 def test_vector_env_states_restore_into_either_backend() -> None:
@@ -410,8 +418,10 @@ def test_vector_env_clones_and_restores_continue_identically(env_backend: str) -
 @pytest.mark.slow
 def test_vector_env_with_public_tracking_matches_python() -> None:
     """track_public=True: the seat views bots read are the same on both backends."""
-    envs = [make_env({"num_players": 5, "track_public": True, "backend": b}, seed=4)
-            for b in ("python", "vector")]  # fmt: skip
+    envs = [
+        make_env({"num_players": 5, "track_public": True, "backend": b}, seed=4)
+        for b in ("python", "vector")
+    ]
     r = random.Random(6)
     for _ in range(600):
         if not envs[0].agents:
@@ -428,8 +438,12 @@ def test_vector_env_with_public_tracking_matches_python() -> None:
 def test_craits_bench_vector_prints_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
     from craits.cli import main
 
-    assert main(["bench", "vector", "--players", "3", "--num-envs", "16", "--seconds", "0.2",
-                 "--json"]) == 0  # fmt: skip
+    assert (
+        main(
+            ["bench", "vector", "--players", "3", "--num-envs", "16", "--seconds", "0.2", "--json"]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["num_envs"] == 16 and result["num_players"] == 3
     assert result["decisions_per_s"] > 0 and result["decisions"] % 16 == 0

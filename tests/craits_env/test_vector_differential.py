@@ -47,6 +47,7 @@ def test_long_voluntary_draw_games_match_the_python_engine() -> None:
     pressures past 2**63 — where the exact score representation matters."""
     rules = Rules(voluntary_draw=True, hand_sizes=(5, 3), face_cards=True)
     for reward in ("relative", "win"):
-        tally = differential.compare(3, rules, num_envs=2, games=2, seed=5, reward=reward,
-                                     snapshot_every=7)  # fmt: skip
+        tally = differential.compare(
+            3, rules, num_envs=2, games=2, seed=5, reward=reward, snapshot_every=7
+        )
         assert tally.games >= 2

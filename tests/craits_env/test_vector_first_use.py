@@ -21,8 +21,7 @@ def test_the_first_use_says_so_once_and_prints_nothing_on_stdout() -> None:
         "b = VectorGame(3, 2, seed=2)\n"
         "a.reset()\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == [FIRST_USE_MESSAGE]

@@ -100,12 +100,23 @@ def test_bad_beta_and_the_report_pairs_deals() -> None:
     with pytest.raises(ValueError, match=r"^beta: got -1\.0"):
         OracleSampler(TrueDeal(), -1.0)
     games = [
-        {"variant": v, "deal": d, "seat": 0, "score": s, "win": w, "cpu_s": 1.0,
-         "decisions": 2, "bits_uniform": -3.0, "bits_worlds": -3.0 + 2 * g}
-        for v, g, per in (("uniform", 0.0, ((100, 0.0), (200, 1.0))),
-                          ("beta=1", 0.5, ((90, 1.0), (150, 1.0))))
+        {
+            "variant": v,
+            "deal": d,
+            "seat": 0,
+            "score": s,
+            "win": w,
+            "cpu_s": 1.0,
+            "decisions": 2,
+            "bits_uniform": -3.0,
+            "bits_worlds": -3.0 + 2 * g,
+        }
+        for v, g, per in (
+            ("uniform", 0.0, ((100, 0.0), (200, 1.0))),
+            ("beta=1", 0.5, ((90, 1.0), (150, 1.0))),
+        )
         for d, (s, w) in enumerate(per)
-    ]  # fmt: skip
+    ]
     text = report(games, ["uniform", "beta=1"], "t")
     row = text.splitlines()[-3]
     assert row.startswith("| `beta=1` | +0.500 (4 decisions) | 1.000 [")

@@ -18,30 +18,46 @@ def _tournament(path: Path, name: str, games: list[tuple[int, int, int, list[int
         specs = ["expert"] * 4
         specs[seat] = name
         low = min(scores)
-        lines.append(json.dumps({
-            "key": f"{deal}-0-{rotation}", "deal": deal, "rotation": rotation, "specs": specs,
-            "scores": scores, "winners": [i for i, s in enumerate(scores) if s == low],
-        }))  # fmt: skip
+        lines.append(
+            json.dumps(
+                {
+                    "key": f"{deal}-0-{rotation}",
+                    "deal": deal,
+                    "rotation": rotation,
+                    "specs": specs,
+                    "scores": scores,
+                    "winners": [i for i, s in enumerate(scores) if s == low],
+                }
+            )
+        )
     (path / "games.jsonl").write_text("\n".join(lines) + "\n")
     return path
 
 
 def test_paired_compares_the_shared_whole_deals_only(tmp_path: Path) -> None:
-    a = _tournament(tmp_path / "a", "belief-search", [
-        (0, 0, 0, [100, 200, 300, 400]),  # a win
-        (0, 1, 1, [100, 150, 300, 400]),  # no win
-        (1, 0, 0, [200, 200, 300, 400]),  # a shared win: 1/2
-        (1, 1, 1, [100, 300, 300, 400]),
-        (2, 0, 0, [50, 200, 300, 400]),  # deal 2 is not whole in b: left out
-        (2, 1, 1, [50, 10, 300, 400]),
-    ])  # fmt: skip
-    b = _tournament(tmp_path / "b", "champion-search", [
-        (0, 0, 0, [300, 200, 300, 400]),
-        (0, 1, 1, [100, 150, 300, 400]),  # the same score as a's
-        (1, 0, 0, [400, 200, 300, 400]),
-        (1, 1, 1, [100, 200, 300, 400]),
-        (2, 0, 0, [50, 200, 300, 400]),
-    ])  # fmt: skip
+    a = _tournament(
+        tmp_path / "a",
+        "belief-search",
+        [
+            (0, 0, 0, [100, 200, 300, 400]),  # a win
+            (0, 1, 1, [100, 150, 300, 400]),  # no win
+            (1, 0, 0, [200, 200, 300, 400]),  # a shared win: 1/2
+            (1, 1, 1, [100, 300, 300, 400]),
+            (2, 0, 0, [50, 200, 300, 400]),  # deal 2 is not whole in b: left out
+            (2, 1, 1, [50, 10, 300, 400]),
+        ],
+    )
+    b = _tournament(
+        tmp_path / "b",
+        "champion-search",
+        [
+            (0, 0, 0, [300, 200, 300, 400]),
+            (0, 1, 1, [100, 150, 300, 400]),  # the same score as a's
+            (1, 0, 0, [400, 200, 300, 400]),
+            (1, 1, 1, [100, 200, 300, 400]),
+            (2, 0, 0, [50, 200, 300, 400]),
+        ],
+    )
     assert searcher_games(a)["1-0-0"] == (1, 200.0, 0.5)
     text = paired(a, b)
     lines = text.splitlines()

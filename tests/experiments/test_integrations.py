@@ -27,8 +27,12 @@ def load_example(name: str):  # type: ignore[no-untyped-def]
 
 def test_sb3_maskable_ppo_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("sb3_maskable_ppo")
-    assert example.main(["--steps", "300", "--envs", "2", "--eval-episodes", "3",
-                         "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            ["--steps", "300", "--envs", "2", "--eval-episodes", "3", "--out", str(tmp_path)]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] == 300 and result["after"]["episodes"] == 3
     assert 0 <= result["after"]["win_rate"] <= 1 and (tmp_path / "model.zip").is_file()

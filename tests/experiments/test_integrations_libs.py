@@ -21,8 +21,24 @@ SHORT = ["--hand-sizes", "3", "2", "1", "--players", "2"]
 
 def test_tianshou_multi_agent_dqn_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("tianshou_dqn")
-    assert example.main(["--steps", "400", "--envs", "2", "--eval-episodes", "3",
-                         "--buffer-size", "2000", *SHORT, "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            [
+                "--steps",
+                "400",
+                "--envs",
+                "2",
+                "--eval-episodes",
+                "3",
+                "--buffer-size",
+                "2000",
+                *SHORT,
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] >= 400 and result["after"]["episodes"] == 3
     assert result["gradient_steps"] > 0 and result["illegal_actions_in_buffer"] == 0
@@ -61,8 +77,24 @@ def test_tianshou_wrapper_reads_the_mask_and_the_check_counts_illegal_actions() 
 
 def test_torchrl_masked_ppo_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("torchrl_ppo")
-    assert example.main(["--steps", "400", "--frames-per-batch", "200", "--eval-episodes", "2",
-                         "--minibatch", "64", *SHORT, "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            [
+                "--steps",
+                "400",
+                "--frames-per-batch",
+                "200",
+                "--eval-episodes",
+                "2",
+                "--minibatch",
+                "64",
+                *SHORT,
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] == 400 and 0 < result["learner_steps"] < 400
     assert result["gradient_steps"] > 0 and result["illegal_actions_in_training"] == 0

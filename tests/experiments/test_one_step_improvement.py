@@ -53,8 +53,12 @@ def test_each_action_of_a_stacked_position_is_played_out_with_the_true_stock() -
     # Ks, Kh in turn and seat 1 goes out with Kc. Kc first: they draw Jh, Jd, Js on their
     # turns, seat 1 goes out with 5c, whose function makes them draw Qs, Ks, Kh. Either
     # way seats 2, 3, 0 hold Ah Ad Jh Qs (22), Qh Qd Jd Ks (40), Th Td Js Kh (70).
-    game = stacked_game([["Th", "Td"], ["5c", "Kc"], ["Ah", "Ad"], ["Qh", "Qd"]], starter="Jc",
-                        stock=["Jh", "Jd", "Js", "Qs", "Ks", "Kh"], one_card="auto")  # fmt: skip
+    game = stacked_game(
+        [["Th", "Td"], ["5c", "Kc"], ["Ah", "Ad"], ["Qh", "Qd"]],
+        starter="Jc",
+        stock=["Jh", "Jd", "Js", "Qs", "Ks", "Kh"],
+        one_card="auto",
+    )
     public = PublicGame(game)
     before = game.snapshot()
     agents = [make_agent("greedy", seed=s) for s in range(4)]
@@ -86,8 +90,10 @@ def test_values_equal_a_deep_copys_play_out_over_random_positions() -> None:
         rules = Rules(hand_sizes=(6, 3, 1))
         game = Game(4, rules, rng=derive_rng(17, g))
         public = PublicGame(game)
-        agents = [PPOAgent(str(CHECKPOINT)) if s == g % 4 else make_agent("expert", seed=s)
-                  for s in range(4)]  # fmt: skip
+        agents = [
+            PPOAgent(str(CHECKPOINT)) if s == g % 4 else make_agent("expert", seed=s)
+            for s in range(4)
+        ]
         k = 0
         while not game.is_over:
             p = game.current_player
@@ -176,8 +182,21 @@ def test_fit_writes_a_head_the_agent_plays(
     report = json.loads((tmp_path / "head.json").read_text())
     assert report["policy"]["decisions"] == len(data["mask"])
     assert len(report["head"]["epochs"]) == 1
-    assert main(["fit", str(files), "--epochs", "1", "--hands", *champion,
-                 "--out", str(tmp_path / "hh")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "fit",
+                str(files),
+                "--epochs",
+                "1",
+                "--hands",
+                *champion,
+                "--out",
+                str(tmp_path / "hh"),
+            ]
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "hh.json").read_text())["head"]["epochs"]
     monkeypatch.setenv("CRAITS_Q", str(tmp_path / "hh.pt"))
     with pytest.raises(ValueError, match="hands"):

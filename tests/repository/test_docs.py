@@ -96,13 +96,13 @@ def test_the_docstring_hook_leaves_fenced_code_alone() -> None:
         "Intro ``env.step`` and :class:`~craits_env.Game`.\n\n"
         "```python\nenv = f(``a``, ':class:`X`')\n```\n\n"
         "~~~~text\n``b``\n```\n~~~~\n\n"
-        "After ``options={\"deck\": [...],\n\"dealer\": seat}`` and ```` ```python ````."
+        'After ``options={"deck": [...],\n"dealer": seat}`` and ```` ```python ````.'
     )
     assert markdown_of_docstring(text) == (
         "Intro `env.step` and `craits_env.Game`.\n\n"
         "```python\nenv = f(``a``, ':class:`X`')\n```\n\n"
         "~~~~text\n``b``\n```\n~~~~\n\n"
-        "After `options={\"deck\": [...],\n\"dealer\": seat}` and ```` ```python ````."
+        'After `options={"deck": [...],\n"dealer": seat}` and ```` ```python ````.'
     )
     from craits_env import craits_v0
 
@@ -126,8 +126,9 @@ def test_the_cli_page_lists_every_command_at_a_glance() -> None:
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for name, command in sub.choices.items():
         targets = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
-        expected += [f"craits {name} {t} " for t in targets[0].choices] if targets else [
-            f"craits {name} "]  # fmt: skip
+        expected += (
+            [f"craits {name} {t} " for t in targets[0].choices] if targets else [f"craits {name} "]
+        )
     assert "craits evaluate " in expected and "craits bench vector " in expected
     assert len(lines) == len(expected), lines
     for line, start in zip(lines, expected, strict=True):

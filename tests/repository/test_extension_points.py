@@ -63,8 +63,12 @@ def test_the_random_tests_play_every_value_of_every_rule_option() -> None:
         elif get_origin(kinds[name]) is Literal:
             assert values == get_args(kinds[name])
     r = random.Random(39)
-    seen = {(name, getattr(rules, name)) for _ in range(400) for n, rules in [random_config(r)]
-            for name in OPTION_CHOICES}  # fmt: skip
+    seen = {
+        (name, getattr(rules, name))
+        for _ in range(400)
+        for n, rules in [random_config(r)]
+        for name in OPTION_CHOICES
+    }
     assert seen == {(name, v) for name, values in OPTION_CHOICES.items() for v in values}
 
 
@@ -91,9 +95,13 @@ def test_the_kernel_parameters_are_numbered_once_and_each_is_set() -> None:
     names = {k: v for k, v in vars(layout).items() if re.fullmatch(r"P_[A-Z_]+", k)}
     assert sorted(names.values()) == list(range(layout.NUM_PARAMS))
     tree = ast.parse(inspect.getsource(layout.rule_params))
-    written = {node.slice.id for node in ast.walk(tree)
-               if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
-               and isinstance(node.slice, ast.Name)}  # fmt: skip
+    written = {
+        node.slice.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.slice, ast.Name)
+    }
     assert written == set(names)
 
 
@@ -165,8 +173,11 @@ def test_the_help_of_every_command_that_seats_agents_lists_every_spec(
     assert {"demo", "tournament", "evaluate", "play"} <= set(seating)
     for command in seating:
         text = help_of(command, monkeypatch)
-        missing = [e.form for e in BUILTIN_TABLE  # "champion" must not be read in "champion-search"
-                   if not re.search(rf"(?<![\w-]){re.escape(e.form)}(?![\w-])", text)]
+        missing = [
+            e.form
+            for e in BUILTIN_TABLE  # "champion" must not be read in "champion-search"
+            if not re.search(rf"(?<![\w-]){re.escape(e.form)}(?![\w-])", text)
+        ]
         assert not missing, f"craits {command} --help omits {missing}"
     assert SPECS_HELP.startswith("agent specs: " + ", ".join(e.form for e in BUILTIN_TABLE))
 
@@ -250,14 +261,20 @@ def test_every_api_route_is_in_the_apps_table_and_the_interface(tmp_path: Path) 
     from craits.web import app as web_app
 
     app = web_app.create_app(web_app.Settings(games_dir=tmp_path))
-    routes = {route_key(method, route.path)  # type: ignore[attr-defined]
-              for route in app.routes if getattr(route, "path", "").startswith("/api/")
-              for method in getattr(route, "methods", ()) if method != "HEAD"}  # fmt: skip
+    routes = {
+        route_key(method, route.path)  # type: ignore[attr-defined]
+        for route in app.routes
+        if getattr(route, "path", "").startswith("/api/")
+        for method in getattr(route, "methods", ())
+        if method != "HEAD"
+    }
     assert routes
     pattern = r"\b(GET|POST|PUT|DELETE|PATCH) (/api/[\w/{}-]*\w[}]?)"
     interface = (ROOT / "docs" / "interface.md").read_text(encoding="utf-8")
-    for where, text in (("craits/web/app.py", web_app.__doc__ or ""),
-                        ("docs/interface.md", interface)):  # fmt: skip
+    for where, text in (
+        ("craits/web/app.py", web_app.__doc__ or ""),
+        ("docs/interface.md", interface),
+    ):
         documented = {route_key(m, p) for m, p in re.findall(pattern, text)}
         assert routes <= documented, f"{where} does not document {sorted(routes - documented)}"
         assert documented <= routes, f"{where} documents no route {sorted(documented - routes)}"

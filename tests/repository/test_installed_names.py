@@ -45,8 +45,13 @@ print("user", agents.MINE, training.MINE, type(agent).__name__, obs["action_mask
 def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     source = out / "source"  # the tracked and new files only: no stale build/ of the checkout
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     for name in filter(None, listed.split("\0")):
         src, dst = ROOT / name, source / name
         if src.is_symlink() or src.is_file():
@@ -56,10 +61,23 @@ def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             else:
                 shutil.copy2(src, dst)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(out), str(source)],
-        check=True, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     (whl,) = out.glob("craits-*.whl")
     site = out / "site"
     with zipfile.ZipFile(whl) as z:
@@ -82,21 +100,28 @@ def _user_dir(base: Path, layout: str) -> Path:
 
 def _run(args: list[str], cwd: Path, site: Path, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(site)}
-    return subprocess.run(args, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    return subprocess.run(
+        args, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_wheel_installs_only_the_projects_own_names(wheel_dir: Path) -> None:
     tops = {p.name for p in wheel_dir.iterdir() if not p.name.endswith(".dist-info")}
     assert tops == {"craits", "craits_env"}
-    for path in ("agents/pimc.py", "training/configs/ppo_4p.toml", "agents/weights/champion.npz",
-                 "web/static/common.js", "benchmark/card.schema.json"):  # fmt: skip
+    for path in (
+        "agents/pimc.py",
+        "training/configs/ppo_4p.toml",
+        "agents/weights/champion.npz",
+        "web/static/common.js",
+        "benchmark/card.schema.json",
+    ):
         assert (wheel_dir / "craits" / path).is_file(), path
     assert list((wheel_dir / "craits" / "benchmark" / "deals" / "v1").glob("*.json"))
     assert not (wheel_dir / "experiments").exists() and not (wheel_dir / "tests").exists()
     files = [p for p in wheel_dir.rglob("*") if p.is_file()]
-    assert not [p for p in files if p.suffix in (".pt", ".pyc", ".jsonl") or "__pycache__" in
-                p.parts], "training checkpoints, caches or test data in the wheel"  # fmt: skip
+    assert not [
+        p for p in files if p.suffix in (".pt", ".pyc", ".jsonl") or "__pycache__" in p.parts
+    ], "training checkpoints, caches or test data in the wheel"
     whl = next(wheel_dir.parent.glob("craits-*.whl"))
     assert whl.stat().st_size < 2_000_000, f"the wheel is {whl.stat().st_size:,} bytes"
 
@@ -110,11 +135,18 @@ def test_a_users_agents_and_training_beside_their_script_break_nothing(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["user", "agents", "training", "ExpertAgent", "True"]
     # The craits command from that directory (python -m puts it first on sys.path).
-    proc = _run([sys.executable, "-m", "craits", "demo", "-n", "2", "--bots", "expert", "greedy"],
-                user, wheel_dir)  # fmt: skip
+    proc = _run(
+        [sys.executable, "-m", "craits", "demo", "-n", "2", "--bots", "expert", "greedy"],
+        user,
+        wheel_dir,
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = _run([sys.executable, "-m", "craits", "play", "--opponents", "expert", "--seed", "1"],
-                user, wheel_dir, stdin="quit\n")  # fmt: skip
+    proc = _run(
+        [sys.executable, "-m", "craits", "play", "--opponents", "expert", "--seed", "1"],
+        user,
+        wheel_dir,
+        stdin="quit\n",
+    )
     assert proc.returncode == 0, proc.stderr
     proc = _run([sys.executable, "-m", "craits", "--version"], user, wheel_dir)
     assert proc.returncode == 0 and proc.stdout.strip().endswith(
@@ -123,11 +155,24 @@ def test_a_users_agents_and_training_beside_their_script_break_nothing(
 
 
 # Deprecated in 0.3.0, removed in 0.4.0 (CHANGELOG.md, "Removed").
-REMOVED = ["agents", "training", "craits_env.scenario", "craits_env.random_rules",
-           "craits_env.vector.differential", "craits_env.picture", "craits_env.render",
-           "craits_env.bench", "craits_env.localray", "craits_env.oracle", "craits_env.deprecation",
-           "craits.agents.tournament", "craits.tournament", "craits.agents.ppo",
-           "craits.training.checkpoint", "craits_env.gym_env"]  # fmt: skip
+REMOVED = [
+    "agents",
+    "training",
+    "craits_env.scenario",
+    "craits_env.random_rules",
+    "craits_env.vector.differential",
+    "craits_env.picture",
+    "craits_env.render",
+    "craits_env.bench",
+    "craits_env.localray",
+    "craits_env.oracle",
+    "craits_env.deprecation",
+    "craits.agents.tournament",
+    "craits.tournament",
+    "craits.agents.ppo",
+    "craits.training.checkpoint",
+    "craits_env.gym_env",
+]
 
 
 def test_the_names_removed_in_0_4_0_are_gone_and_their_replacements_import(

@@ -19,8 +19,9 @@ LARGE_ALLOWED = ("agents/weights/", "craits/benchmark/deals/")
 
 def tracked() -> list[tuple[str, str]]:
     """``(mode, path)`` of every file git tracks."""
-    out = subprocess.run(["git", "ls-files", "-s", "-z"], cwd=ROOT, capture_output=True,
-                         check=True).stdout.decode()  # fmt: skip
+    out = subprocess.run(
+        ["git", "ls-files", "-s", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
     rows = []
     for entry in filter(None, out.split("\0")):
         meta, path = entry.split("\t", 1)
@@ -31,9 +32,12 @@ def tracked() -> list[tuple[str, str]]:
 def test_no_symbolic_link_is_tracked_or_lies_in_the_source_folders() -> None:
     links = [path for mode, path in tracked() if mode == "120000"]
     assert not links, f"tracked symbolic links: {links}"
-    on_disk = [str(p.relative_to(ROOT)) for top in ("craits_env", "craits", "agents", "training",
-                                                     "experiments", "tests", "docs")
-               for p in (ROOT / top).rglob("*") if p.is_symlink()]  # fmt: skip
+    on_disk = [
+        str(p.relative_to(ROOT))
+        for top in ("craits_env", "craits", "agents", "training", "experiments", "tests", "docs")
+        for p in (ROOT / top).rglob("*")
+        if p.is_symlink()
+    ]
     assert not on_disk, f"symbolic links in the source folders: {on_disk}"
 
 
@@ -41,8 +45,11 @@ def test_the_repository_is_code_not_data() -> None:
     sizes = {path: (ROOT / path).stat().st_size for _, path in tracked() if (ROOT / path).exists()}
     checkpoints = [p for p in sizes if p.endswith((".pt", ".pth", ".ckpt"))]
     assert not checkpoints, f"checkpoints are not committed (experiments/results): {checkpoints}"
-    large = [f"{p} ({n:,} bytes)" for p, n in sizes.items()
-             if n > MAX_FILE_BYTES and not p.startswith(LARGE_ALLOWED)]  # fmt: skip
+    large = [
+        f"{p} ({n:,} bytes)"
+        for p, n in sizes.items()
+        if n > MAX_FILE_BYTES and not p.startswith(LARGE_ALLOWED)
+    ]
     assert not large, f"tracked files over {MAX_FILE_BYTES:,} bytes: {large}"
     total = sum(sizes.values())
     assert total <= MAX_TRACKED_BYTES, f"{total:,} tracked bytes, over {MAX_TRACKED_BYTES:,}"
@@ -54,6 +61,7 @@ def test_the_checks_find_what_they_look_for(tmp_path: Path) -> None:
     (tmp_path / "target").write_text("x")
     (tmp_path / "link").symlink_to("target")
     subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
-    out = subprocess.run(["git", "ls-files", "-s"], cwd=tmp_path, capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
     assert any(line.startswith("120000") and line.endswith("\tlink") for line in out.splitlines())

@@ -26,8 +26,13 @@ sys.meta_path.insert(0, Blocker())
 
 
 def run_blocked(code: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], input=stdin,
-                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER + textwrap.dedent(code)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_the_core_works_without_any_optional_dependency() -> None:
@@ -71,9 +76,11 @@ def test_craits_play_without_rich_is_plain_text() -> None:
 
 
 def test_commands_that_need_an_extra_name_it_in_one_line() -> None:
-    for argv, extra in ((["train"], "train"),
-                        (["tournament", "random", "random", "--out", "/tmp/never"], "tournament"),
-                        (["play", "--opponents", "ppo:x.pt"], "train")):  # fmt: skip
+    for argv, extra in (
+        (["train"], "train"),
+        (["tournament", "random", "random", "--out", "/tmp/never"], "tournament"),
+        (["play", "--opponents", "ppo:x.pt"], "train"),
+    ):
         proc = run_blocked(f"""
             from craits.cli import main
             sys.exit(main({argv!r}))

@@ -27,6 +27,8 @@ MAX_LINES = 700
 SOURCE_SUFFIXES = (".py", ".js", ".css", ".html")
 # Names of the standard library's public API that begin with an underscore (namedtuple's).
 PUBLIC_UNDERSCORE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+
+
 def source_files(folders: tuple[str, ...], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
     """The files under ``folders``."""
     files: list[Path] = []
@@ -48,11 +50,14 @@ def import_cycles() -> list[str]:
     grimp reads the installed tree (``tests/package_tree.py``: craits.agents inside craits) and
     finds a package by importing machinery, so it runs in a process of its own there."""
     tree = package_tree.build(package_tree.ROOT / "build" / "structure-tree")
-    code = (f"import json, sys; sys.path[:0] = [{str(tree)!r}, {str(ROOT)!r}]\n"
-            "from tests.repository.test_structure import cycles_in_graph\n"
-            "print(json.dumps(cycles_in_graph()))")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    code = (
+        f"import json, sys; sys.path[:0] = [{str(tree)!r}, {str(ROOT)!r}]\n"
+        "from tests.repository.test_structure import cycles_in_graph\n"
+        "print(json.dumps(cycles_in_graph()))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     found: list[str] = json.loads(proc.stdout)
     return found
@@ -78,8 +83,12 @@ def cycles_in_graph() -> list[str]:
                     lines = ",".join(str(d["line_number"]) for d in details)
                     arrows.setdefault((child, target), []).append(f"{importer}:{lines}")
         for component in strongly_connected(children, set(arrows)):
-            ties = [f"{a} -> {b} ({'; '.join(arrows[a, b])})"
-                    for a in component for b in component if (a, b) in arrows]  # fmt: skip
+            ties = [
+                f"{a} -> {b} ({'; '.join(arrows[a, b])})"
+                for a in component
+                for b in component
+                if (a, b) in arrows
+            ]
             found.append(f"cycle in {package}: " + ", ".join(ties))
     return found
 
@@ -124,8 +133,7 @@ def strongly_connected(nodes: set[str], edges: set[tuple[str, str]]) -> list[lis
 
 def is_private(name: str) -> bool:
     """A single leading underscore, not a dunder, not namedtuple's public API."""
-    return (name.startswith("_") and not name.startswith("__")
-            and name not in PUBLIC_UNDERSCORE)  # fmt: skip
+    return name.startswith("_") and not name.startswith("__") and name not in PUBLIC_UNDERSCORE
 
 
 def defined_names(tree: ast.Module) -> set[str]:
@@ -238,8 +246,9 @@ def test_no_private_name_is_used_outside_its_module() -> None:
 
 
 def test_no_source_file_is_over_700_lines() -> None:
-    sizes = {path: len(path.read_text().splitlines())
-             for path in source_files(SIZED, SOURCE_SUFFIXES)}  # fmt: skip
+    sizes = {
+        path: len(path.read_text().splitlines()) for path in source_files(SIZED, SOURCE_SUFFIXES)
+    }
     over = [f"{p.relative_to(ROOT)}: {n} lines" for p, n in sizes.items() if n > MAX_LINES]
     assert not over, "\n".join(over)
     assert len(sizes) > 100  # the folders were found

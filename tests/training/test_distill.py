@@ -40,8 +40,14 @@ CHECKPOINT = champion_checkpoint()  # the shipped policy as a checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = (7, 6, 5)
-CONFIG = CollectConfig(str(CHECKPOINT), games=6, seed=11, opponents=("expert", "greedy"),
-                       simulations=48, hand_sizes=SHORT)  # fmt: skip
+CONFIG = CollectConfig(
+    str(CHECKPOINT),
+    games=6,
+    seed=11,
+    opponents=("expert", "greedy"),
+    simulations=48,
+    hand_sizes=SHORT,
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +80,9 @@ def assert_recorded(samples: Samples, config: CollectConfig, i: int, watch: _Wat
     n, rules = config.num_players, config.rules
     seat = (i // len(config.opponents)) % n
     spec = config.opponents[i % len(config.opponents)]
-    agents = [watch if s == seat else make_agent(spec, num_players=n, rules=rules)
-              for s in range(n)]  # fmt: skip
+    agents = [
+        watch if s == seat else make_agent(spec, num_players=n, rules=rules) for s in range(n)
+    ]
     seeds = [derive_seed(config.seed, i, s) for s in range(n)]
     play_game(Game(n, rules, rng=derive_rng(config.seed, i)), agents, seeds)  # type: ignore[arg-type]
     rows = np.flatnonzero(samples.game == i)
@@ -106,16 +113,24 @@ def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> No
 
 
 def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None:
-    config = CollectConfig(str(CHECKPOINT), games=2, seed=31, opponents=("expert",),
-                           simulations=32, hand_sizes=SHORT, sampler="belief")  # fmt: skip
+    config = CollectConfig(
+        str(CHECKPOINT),
+        games=2,
+        seed=31,
+        opponents=("expert",),
+        simulations=32,
+        hand_sizes=SHORT,
+        sampler="belief",
+    )
     samples = collect(config)
     uniform = collect(CollectConfig(**{**config.__dict__, "sampler": "uniform"}))
     for i in range(config.games):
         # The same game with belief-search:32's search (the belief at BELIEF_TEMPERATURE).
         policy = PPOAgent(str(CHECKPOINT))
         belief = PolicyBelief("expert", temperature=BELIEF_TEMPERATURE)
-        assert_recorded(samples, config, i,
-                        _Watch(PIMCAgent(32, prior=policy, sampler=belief), policy))  # fmt: skip
+        assert_recorded(
+            samples, config, i, _Watch(PIMCAgent(32, prior=policy, sampler=belief), policy)
+        )
     # Other worlds, other values: the belief's searches are not the uniform sampler's.
     searched = np.isfinite(samples.values).any(1)
     assert searched.any()
@@ -153,8 +168,15 @@ def test_distill_learns_the_labels_and_writes_a_playable_checkpoint(
     # A deliberately different target: a fixed random legal action at every decision.
     rng = np.random.default_rng(0)
     target = np.array([rng.choice(np.flatnonzero(m)) for m in samples.mask])
-    relabeled = Samples(samples.features, samples.mask, target, samples.prior,
-                        np.ones(len(target), bool), samples.game, samples.values)  # fmt: skip
+    relabeled = Samples(
+        samples.features,
+        samples.mask,
+        target,
+        samples.prior,
+        np.ones(len(target), bool),
+        samples.game,
+        samples.values,
+    )
     base = policy_from_checkpoint(load_checkpoint(CHECKPOINT))
     before = agreement(base, relabeled)[0]
     config = DistillConfig(epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0)
@@ -180,8 +202,15 @@ def test_distill_learns_the_labels_and_writes_a_playable_checkpoint(
 def test_where_the_search_agreed_the_anchor_leaves_the_policy_exactly_as_it_was(
     samples: Samples,
 ) -> None:
-    agreed = Samples(samples.features, samples.mask, samples.prior, samples.prior,
-                     samples.endgame, samples.game, samples.values)  # fmt: skip
+    agreed = Samples(
+        samples.features,
+        samples.mask,
+        samples.prior,
+        samples.prior,
+        samples.endgame,
+        samples.game,
+        samples.values,
+    )
     payload, report = distill(str(CHECKPOINT), agreed, DistillConfig(epochs=3, learning_rate=1e-3))
     before = load_checkpoint(CHECKPOINT)["policy"]
     assert all(torch.equal(payload["policy"][k], before[k]) for k in before)
@@ -210,8 +239,10 @@ def test_bad_configurations(samples: Samples) -> None:
         DistillConfig(holdout=1)
     with pytest.raises(ValueError, match=r"^checkpoint .*none.pt: no such file"):
         collect(CollectConfig("none.pt", games=1, seed=1))
-    cut = Samples(samples.features[:, :10], *(getattr(samples, f) for f in
-                  ("mask", "label", "prior", "endgame", "game", "values")))  # fmt: skip
+    cut = Samples(
+        samples.features[:, :10],
+        *(getattr(samples, f) for f in ("mask", "label", "prior", "endgame", "game", "values")),
+    )
     with pytest.raises(ValueError, match="samples have 10 features"):
         distill(str(CHECKPOINT), cut, DistillConfig(epochs=1))
 
@@ -220,14 +251,27 @@ def test_bad_configurations(samples: Samples) -> None:
 def test_the_script_refuses_nothing_to_train_on_and_bad_arguments(tmp_path: Path) -> None:
     def script(games: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "experiments/distill_champion.py", "--checkpoint", str(CHECKPOINT),
-             "--games", games, "--out", str(tmp_path / "o")],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "experiments/distill_champion.py",
+                "--checkpoint",
+                str(CHECKPOINT),
+                "--games",
+                games,
+                "--out",
+                str(tmp_path / "o"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
 
     run, bad = script("0"), script("-1")
     assert run.returncode == 2 and bad.returncode == 2
     assert run.stderr.strip() == "distill_champion: nothing to train on: --games 0 and no --data"
-    assert bad.stderr.strip().splitlines()[-1].endswith(
-        "error: --games and --first must be >= 0, --workers >= 1"
+    assert (
+        bad.stderr.strip()
+        .splitlines()[-1]
+        .endswith("error: --games and --first must be >= 0, --workers >= 1")
     )

@@ -96,11 +96,22 @@ def test_worker_zero_is_the_single_process_rollout_and_its_state_round_trips() -
         segment, stats = local.collect(net, version, 96)
         result = worker.collect(96, net.state_dict(), version)
         assert result.version == version and result.stats.steps == stats.steps
-        for key in ("obs", "hands", "masks", "actions", "log_probs", "values", "rewards", "dones",
-                    "next_index", "open"):  # fmt: skip
+        for key in (
+            "obs",
+            "hands",
+            "masks",
+            "actions",
+            "log_probs",
+            "values",
+            "rewards",
+            "dones",
+            "next_index",
+            "open",
+        ):
             assert np.array_equal(getattr(segment, key), getattr(result.segment, key)), key
-        assert not np.array_equal(other.collect(96, net.state_dict(), version).segment.obs[:8],
-                                  segment.obs[:8])  # fmt: skip
+        assert not np.array_equal(
+            other.collect(96, net.state_dict(), version).segment.obs[:8], segment.obs[:8]
+        )
         with torch.no_grad():  # the next update's network
             for p in net.parameters():
                 p.add_(0.05 * torch.randn_like(p))
@@ -142,8 +153,9 @@ def test_workers_segments_concatenated_give_each_transition_its_own_advantage() 
     batch = segment.batch(together)
     parts = [r.segment.batch(advantages(r.segment)) for r in results]
     for key in ("obs", "actions", "advantages", "returns"):
-        assert np.array_equal(getattr(batch, key),
-                              np.concatenate([getattr(p, key) for p in parts])), key  # fmt: skip
+        assert np.array_equal(
+            getattr(batch, key), np.concatenate([getattr(p, key) for p in parts])
+        ), key
 
 
 # ----------------------------------------------------------------------------- on Ray
@@ -203,8 +215,10 @@ def test_same_seed_and_worker_count_give_the_same_parameters(
 ) -> None:
     again = train(tiny(), out=tmp_path / "again", rollouts=RayOptions(workers=2), **quiet())
     assert same_policy(two_worker_run / "final.pt", again.final_checkpoint)
-    steps = [load_checkpoint(p)["global_step"] for p in (again.final_checkpoint,
-                                                         two_worker_run / "final.pt")]  # fmt: skip
+    steps = [
+        load_checkpoint(p)["global_step"]
+        for p in (again.final_checkpoint, two_worker_run / "final.pt")
+    ]
     assert steps[0] == steps[1]
     other = train(tiny(seed=2), out=tmp_path / "other", rollouts=RayOptions(workers=2), **quiet())
     assert not same_policy(two_worker_run / "final.pt", other.final_checkpoint)
@@ -242,27 +256,40 @@ def test_a_checkpoint_continues_with_new_games_on_another_worker_count(
     two_worker_run: Path, tmp_path: Path
 ) -> None:
     step2 = two_worker_run / "checkpoints" / "step_000002.pt"
-    for name, rollouts, said in (("one", RayOptions(workers=1), "played by 2 rollout workers: "
-                                  "new games are dealt on 1 worker ("),
-                                 ("here", None, "played by 2 rollout workers: new games are "
-                                  "dealt here")):  # fmt: skip
+    for name, rollouts, said in (
+        (
+            "one",
+            RayOptions(workers=1),
+            "played by 2 rollout workers: new games are dealt on 1 worker (",
+        ),
+        ("here", None, "played by 2 rollout workers: new games are dealt here"),
+    ):
         out = tmp_path / name
         (out / "checkpoints").mkdir(parents=True)
         shutil.copy(step2, out / "checkpoints")
         lines: list[str] = []
-        result = train(resume=out, total_steps=int(load_checkpoint(step2)["global_step"]) + 200,
-                       rollouts=rollouts, **quiet(lines))  # fmt: skip
+        result = train(
+            resume=out,
+            total_steps=int(load_checkpoint(step2)["global_step"]) + 200,
+            rollouts=rollouts,
+            **quiet(lines),
+        )
         assert any(said in line for line in lines), lines
         assert result.updates > 2 and (out / "final.pt").is_file()
     # A single-process checkpoint goes on to Ray workers the same way.
     local = train(tiny(total_steps=300), out=tmp_path / "local", **quiet())
     lines = []
-    result = train(resume=local.run_dir, total_steps=local.global_step + 200,
-                   rollouts=RayOptions(workers=2), **quiet(lines))  # fmt: skip
+    result = train(
+        resume=local.run_dir,
+        total_steps=local.global_step + 200,
+        rollouts=RayOptions(workers=2),
+        **quiet(lines),
+    )
     assert any("played by one process: new games are dealt on 2 workers" in ln for ln in lines)
     assert result.updates == local.updates + 1
-    assert [s["incarnation"] for s in load_checkpoint(result.final_checkpoint)["workers"]
-            ["states"]] == [1, 1]  # fmt: skip
+    assert [
+        s["incarnation"] for s in load_checkpoint(result.final_checkpoint)["workers"]["states"]
+    ] == [1, 1]
 
 
 class DyingWorker(RolloutWorker):
@@ -335,10 +362,23 @@ def test_craits_train_ray_survives_a_killed_worker(ray_local: None, tmp_path: Pa
     config.write_text(to_toml(tiny(total_steps=50_000_000)))
     out = tmp_path / "run"
     with open(tmp_path / "stderr.txt", "w+") as err:
-        proc = subprocess.Popen(_craits("train", "--ray", "--workers", "2", "--config",
-                                        str(config), "--out", str(out), "--no-progress"),
-                                stdout=subprocess.PIPE, stderr=err, text=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+        proc = subprocess.Popen(
+            _craits(
+                "train",
+                "--ray",
+                "--workers",
+                "2",
+                "--config",
+                str(config),
+                "--out",
+                str(out),
+                "--no-progress",
+            ),
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         try:
             assert proc.stdout is not None
             lines = _lines(proc.stdout)
@@ -349,8 +389,11 @@ def test_craits_train_ray_survives_a_killed_worker(ray_local: None, tmp_path: Pa
             kept = {p.name: p.read_bytes() for p in (out / "checkpoints").glob("*.pt")}
             os.kill(pid, signal.SIGKILL)  # the worker's own process, as a lost machine
             died = _wait_for("the restart", lambda: _next_line(lines, "rollout worker"))
-            assert re.match(rf"rollout worker 1 died \(pid {pid} on .*\); replaced by pid \d+ "
-                            r"\(incarnation 1, new games\)", died), died  # fmt: skip
+            assert re.match(
+                rf"rollout worker 1 died \(pid {pid} on .*\); replaced by pid \d+ "
+                r"\(incarnation 1, new games\)",
+                died,
+            ), died
             after = _latest_update(out)
             _wait_for("two more updates", lambda: _latest_update(out) >= after + 2)
             proc.send_signal(signal.SIGINT)  # Ctrl-C: a checkpoint at the end of the update
@@ -369,8 +412,12 @@ def test_craits_train_ray_survives_a_killed_worker(ray_local: None, tmp_path: Pa
     restarts = scalars(out, "charts/worker_restarts")
     assert restarts[0] == 0 and restarts[-1] == 1
     # The run resumes from its latest checkpoint (here, on the test's own Ray instance).
-    result = train(resume=out, total_steps=int(stored["global_step"]) + 100,
-                   rollouts=RayOptions(workers=2), **quiet())  # fmt: skip
+    result = train(
+        resume=out,
+        total_steps=int(stored["global_step"]) + 100,
+        rollouts=RayOptions(workers=2),
+        **quiet(),
+    )
     assert result.updates == int(stored["update"]) + 1 and result.interrupted is None
 
 
@@ -383,15 +430,14 @@ def test_cli_ray_arguments_are_checked_in_one_line(
     never = str(tmp_path / "never")
     short = ["--total-steps", "100", "--out", never]  # were a check to fail: a short run
 
-    for argv, said in ((["train", "--workers", "2"], "--workers counts Ray rollout workers"),
-                       (["train", "--ray", "--workers", "0"], "expected an int >= 1"),
-                       (["train", "--ray", "--workers", "two"], "expected an int >= 1"),
-                       (["train", "--resume", "x", "--ray", "--seed", "1"],
-                        "--ray, --workers"),
-                       (["train", "--ray", "127.0.0.1:1", *short],
-                        "Ray cluster at 127.0.0.1:1: cannot connect"),
-                       (["train", "--ray", "nowhere", *short],
-                        "expected auto, HOST:PORT or ray://HOST:PORT")):  # fmt: skip
+    for argv, said in (
+        (["train", "--workers", "2"], "--workers counts Ray rollout workers"),
+        (["train", "--ray", "--workers", "0"], "expected an int >= 1"),
+        (["train", "--ray", "--workers", "two"], "expected an int >= 1"),
+        (["train", "--resume", "x", "--ray", "--seed", "1"], "--ray, --workers"),
+        (["train", "--ray", "127.0.0.1:1", *short], "Ray cluster at 127.0.0.1:1: cannot connect"),
+        (["train", "--ray", "nowhere", *short], "expected auto, HOST:PORT or ray://HOST:PORT"),
+    ):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2, argv
@@ -417,8 +463,9 @@ def test_craits_train_ray_without_ray_names_the_extra(tmp_path: Path) -> None:
         sys.exit(main(["train", "--ray", "--workers", "2", "--total-steps", "100",
                        "--out", {str(never)!r}]))
     """)
-    proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", blocker], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "pip install 'craits[ray]'" in proc.stderr
     assert not never.exists()

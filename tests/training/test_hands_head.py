@@ -49,8 +49,9 @@ def test_the_head_reads_the_policys_trunk_and_leaves_the_moves_unchanged() -> No
     assert all(p.grad is None for p in net.policy.parameters())
     rebuilt = PolicyNet.from_spec(net.spec())  # a checkpoint rebuilds it
     rebuilt.load_state_dict(net.state_dict())
-    np.testing.assert_allclose(rebuilt.numpy_policy()(obs[0].numpy()), logits[0].detach().numpy(),
-                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        rebuilt.numpy_policy()(obs[0].numpy()), logits[0].detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     with pytest.raises(ValueError, match="hands_out: got -2"):
         PolicyNet(20, hands_out=-2)
     with pytest.raises(ValueError, match="no hands head"):
@@ -79,8 +80,15 @@ def test_one_update_adds_the_weighted_cross_entropy_against_the_true_hands() -> 
     segment, twin_stats = twin.rollouts.collect(twin.actor, 0, config.batch_size)
     assert twin_stats.steps == stats.steps
     assert segment.hands.shape == (len(segment), hands_size(3)) and segment.hands.any()
-    adv = gae_linked(segment.rewards, segment.values, segment.dones, segment.next_index,
-                     config.gamma, config.gae_lambda, segment.open)  # fmt: skip
+    adv = gae_linked(
+        segment.rewards,
+        segment.values,
+        segment.dones,
+        segment.next_index,
+        config.gamma,
+        config.gae_lambda,
+        segment.open,
+    )
     batch = segment.batch(adv)
     lr = annealed_learning_rate(config.learning_rate, 0, stats.steps, config.total_steps)
     assert lr == metrics["learning_rate"]
@@ -121,8 +129,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("hands")
     train(tiny(total_steps=400), out=out / "base", **QUIET)
     for name in ("a", "b"):
-        train(tiny(hands_coef=1.0, init_policy=str(out / "base"), total_steps=3000,
-                   learning_rate=0.005), out=out / name, **QUIET)  # fmt: skip
+        train(
+            tiny(
+                hands_coef=1.0, init_policy=str(out / "base"), total_steps=3000, learning_rate=0.005
+            ),
+            out=out / name,
+            **QUIET,
+        )
     return out
 
 

@@ -120,8 +120,9 @@ def test_gae_linked_equals_gae_on_each_interleaved_stream() -> None:
     adv = gae_linked(rewards, values, dones, next_index, 0.97, 0.9, bootstrap)
     for s, k in enumerate(lengths):
         d = streams[s]["d"][: k - 1].copy()
-        expected, _ = gae(streams[s]["r"][: k - 1], streams[s]["v"][: k - 1], d,
-                          streams[s]["v"][k - 1], 0.97, 0.9)  # fmt: skip
+        expected, _ = gae(
+            streams[s]["r"][: k - 1], streams[s]["v"][: k - 1], d, streams[s]["v"][k - 1], 0.97, 0.9
+        )
         got = [adv[index[(s, t)]] for t in range(k - 1)]
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
         assert adv[index[(s, k - 1)]] == 0.0
@@ -182,9 +183,19 @@ def test_ppo_loss_clips_the_ratio_as_ppo() -> None:
     new = torch.tensor([0.5, -0.5])
     old = torch.zeros(2)
     adv = torch.tensor([1.0, 1.0])
-    out = ppo_loss(new_log_prob=new, old_log_prob=old, advantages=adv, entropy=torch.zeros(2),
-                   new_value=torch.zeros(2), old_value=torch.zeros(2), returns=torch.zeros(2),
-                   clip_coef=0.2, clip_vloss=False, ent_coef=0.0, vf_coef=0.0)  # fmt: skip
+    out = ppo_loss(
+        new_log_prob=new,
+        old_log_prob=old,
+        advantages=adv,
+        entropy=torch.zeros(2),
+        new_value=torch.zeros(2),
+        old_value=torch.zeros(2),
+        returns=torch.zeros(2),
+        clip_coef=0.2,
+        clip_vloss=False,
+        ent_coef=0.0,
+        vf_coef=0.0,
+    )
     # A > 0: the objective is min(r·A, clip(r)·A): 1.2 for the first, e^-0.5 for the second.
     expected = -(1.2 + math.exp(-0.5)) / 2
     assert out.policy_loss == pytest.approx(expected)
@@ -193,19 +204,36 @@ def test_ppo_loss_clips_the_ratio_as_ppo() -> None:
     assert out.approx_kl == pytest.approx(kl)
     # The clipped sample gives no gradient; the unclipped one does.
     new_p = new.clone().requires_grad_(True)
-    out = ppo_loss(new_log_prob=new_p, old_log_prob=old, advantages=adv, entropy=torch.zeros(2),
-                   new_value=torch.zeros(2), old_value=torch.zeros(2), returns=torch.zeros(2),
-                   clip_coef=0.2, clip_vloss=False, ent_coef=0.0, vf_coef=0.0)  # fmt: skip
+    out = ppo_loss(
+        new_log_prob=new_p,
+        old_log_prob=old,
+        advantages=adv,
+        entropy=torch.zeros(2),
+        new_value=torch.zeros(2),
+        old_value=torch.zeros(2),
+        returns=torch.zeros(2),
+        clip_coef=0.2,
+        clip_vloss=False,
+        ent_coef=0.0,
+        vf_coef=0.0,
+    )
     out.loss.backward()
     assert new_p.grad is not None and new_p.grad[0] == 0 and new_p.grad[1] != 0
 
 
 def test_ppo_loss_value_clipping_and_entropy_bonus() -> None:
     zeros = torch.zeros(1)
-    kwargs = dict(new_log_prob=zeros, old_log_prob=zeros, advantages=zeros,
-                  new_value=torch.tensor([1.0]), old_value=torch.tensor([0.0]),
-                  returns=torch.tensor([2.0]), clip_coef=0.2, ent_coef=0.1,
-                  vf_coef=0.5)  # fmt: skip
+    kwargs = dict(
+        new_log_prob=zeros,
+        old_log_prob=zeros,
+        advantages=zeros,
+        new_value=torch.tensor([1.0]),
+        old_value=torch.tensor([0.0]),
+        returns=torch.tensor([2.0]),
+        clip_coef=0.2,
+        ent_coef=0.1,
+        vf_coef=0.5,
+    )
     plain = ppo_loss(entropy=torch.tensor([2.0]), clip_vloss=False, **kwargs)  # type: ignore[arg-type]
     assert plain.value_loss == pytest.approx(0.5 * 1.0)
     clipped = ppo_loss(entropy=torch.tensor([2.0]), clip_vloss=True, **kwargs)  # type: ignore[arg-type]
@@ -239,8 +267,13 @@ def one_game(config: TrainConfig, seed: int) -> SelfPlayRollout:
 
 
 def test_hand_rewards_go_to_the_seats_latest_transition_of_that_game() -> None:
-    config = tiny(num_players=3, num_games=1, reward="score",
-                  rules={"hand_sizes": [4, 1, 3]}, opponents={"greedy": 1.0})  # fmt: skip
+    config = tiny(
+        num_players=3,
+        num_games=1,
+        reward="score",
+        rules={"hand_sizes": [4, 1, 3]},
+        opponents={"greedy": 1.0},
+    )
     rollout = one_game(config, 3)
     buf = rollout.buffer
     hands = len(config.rules.hand_sizes)
@@ -266,9 +299,16 @@ def test_value_horizon_hand_ends_every_stream_at_its_hands_end() -> None:
     # a hand's last transition is done and holds that hand's reward; the next hand's first
     # decision opens a new stream; the returns (values 0, gamma = lambda = 1) are the hand's
     # reward alone, not the rest of the game's.
-    config = tiny(num_players=3, num_games=1, reward="score", rules={"hand_sizes": [4, 1, 3, 2]},
-                  opponents={"greedy": 1.0}, value_horizon="hand", gamma=1.0,
-                  gae_lambda=1.0)  # fmt: skip
+    config = tiny(
+        num_players=3,
+        num_games=1,
+        reward="score",
+        rules={"hand_sizes": [4, 1, 3, 2]},
+        opponents={"greedy": 1.0},
+        value_horizon="hand",
+        gamma=1.0,
+        gae_lambda=1.0,
+    )
     rollout = one_game(config, 5)
     buf = rollout.buffer
     hands = len(config.rules.hand_sizes)
@@ -306,8 +346,17 @@ def test_collect_returns_complete_transitions_and_carries_the_open_ones() -> Non
     net = PolicyNet(rollout.obs_size, [16])
     gen = torch.Generator().manual_seed(0)
     segment, stats = rollout.collect(net, 96, gen)
-    batch = segment.batch(gae_linked(segment.rewards, segment.values, segment.dones,
-                                     segment.next_index, 0.99, 0.95, segment.open))  # fmt: skip
+    batch = segment.batch(
+        gae_linked(
+            segment.rewards,
+            segment.values,
+            segment.dones,
+            segment.next_index,
+            0.99,
+            0.95,
+            segment.open,
+        )
+    )
     assert len(batch) >= 96 and stats.transitions == len(batch) == int((~segment.open).sum())
     assert segment.open.sum() == rollout.buffer.size  # the open ones are carried
     assert stats.steps > len(batch)
@@ -319,8 +368,11 @@ def test_collect_returns_complete_transitions_and_carries_the_open_ones() -> Non
 
 @pytest.mark.parametrize("players, rules", [(10, {}), (5, {"face_cards": True})])
 def test_rollouts_run_at_any_table(players: int, rules: dict[str, object]) -> None:
-    config = tiny(num_players=players, rules={"hand_sizes": [2, 1], **rules},
-                  opponents={"self": 1.0, "tactician": 1.0, "random": 1.0})  # fmt: skip
+    config = tiny(
+        num_players=players,
+        rules={"hand_sizes": [2, 1], **rules},
+        opponents={"self": 1.0, "tactician": 1.0, "random": 1.0},
+    )
     pool = OpponentPool(config.opponents, {}, 1)
     rollout = SelfPlayRollout(config, pool, np.random.default_rng(1))
     net = PolicyNet(rollout.obs_size, [8])
@@ -360,8 +412,10 @@ def test_named_configs_load_and_overrides_are_checked(tmp_path: Path) -> None:
         assert TrainConfig.from_dict(config.to_dict()) == config
         (tmp_path / f"{name}.toml").write_text(to_toml(config))
         assert load_config(str(tmp_path / f"{name}.toml")) == config
-    c = load_config("ppo_2p", ["learning_rate=1e-3", "opponents.greedy=2", "hidden_sizes=[64]",
-                               "rules.face_cards=true"])  # fmt: skip
+    c = load_config(
+        "ppo_2p",
+        ["learning_rate=1e-3", "opponents.greedy=2", "hidden_sizes=[64]", "rules.face_cards=true"],
+    )
     assert c.learning_rate == 1e-3 and c.opponents["greedy"] == 2.0
     assert c.hidden_sizes == (64,) and c.rules.face_cards
     assert parse_override("eval_opponents=greedy") == ("eval_opponents", "greedy")
@@ -409,8 +463,9 @@ def test_every_config_field_has_a_one_line_docstring() -> None:
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    result = train(tiny(eval_every=3, final_eval_deals=2), out=out,
-                   progress=False, echo=lambda s: None)  # fmt: skip
+    result = train(
+        tiny(eval_every=3, final_eval_deals=2), out=out, progress=False, echo=lambda s: None
+    )
     assert result.global_step >= 1500 and result.updates >= 3
     assert set(result.evaluations) == {"greedy"}
     return out
@@ -425,11 +480,24 @@ def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path
     acc = EventAccumulator(str(smoke_run))
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
-    for tag in ["losses/policy", "losses/value", "losses/entropy", "losses/approx_kl",
-                "losses/clipfrac", "losses/explained_variance", "charts/SPS",
-                "charts/learning_rate", "learner/mean_hand_points", "eval/greedy/win_rate",
-                "eval/greedy/win_rate_ci_lo", "eval/greedy/mean_score", "pool/self_share",
-                "pool/greedy_share", "pool/past_share", "time/update"]:  # fmt: skip
+    for tag in [
+        "losses/policy",
+        "losses/value",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clipfrac",
+        "losses/explained_variance",
+        "charts/SPS",
+        "charts/learning_rate",
+        "learner/mean_hand_points",
+        "eval/greedy/win_rate",
+        "eval/greedy/win_rate_ci_lo",
+        "eval/greedy/mean_score",
+        "pool/self_share",
+        "pool/greedy_share",
+        "pool/past_share",
+        "time/update",
+    ]:
         assert tag in tags, tag
     assert "hyperparameters" in " ".join(acc.Tags()["tensors"])
     assert (smoke_run / "final.pt").is_file()
@@ -490,8 +558,12 @@ def test_resume_continues_exactly(smoke_run: Path, tmp_path: Path) -> None:
 
 def test_same_seed_same_parameters_other_seed_other(tmp_path: Path) -> None:
     def final_policy(seed: int, name: str) -> dict[str, torch.Tensor]:
-        train(tiny(total_steps=400, seed=seed, checkpoint_every=0), out=tmp_path / name,
-              progress=False, echo=lambda s: None)  # fmt: skip
+        train(
+            tiny(total_steps=400, seed=seed, checkpoint_every=0),
+            out=tmp_path / name,
+            progress=False,
+            echo=lambda s: None,
+        )
         return load_checkpoint(tmp_path / name / "final.pt")["policy"]
 
     a, b, c = final_policy(4, "a"), final_policy(4, "b"), final_policy(5, "c")
@@ -511,9 +583,13 @@ def test_bad_checkpoints_are_one_line_value_errors(smoke_run: Path, tmp_path: Pa
     data = load_checkpoint(smoke_run / "final.pt")
     data["policy"]["policy.weight"] = torch.zeros(3, 3)
     save_checkpoint(wrong_shape, {k: v for k, v in data.items() if k not in ("format", "version")})
-    cases = [(missing, "no such file"), (corrupt, "not a readable torch file"),
-             (truncated, "not a readable torch file"), (foreign, "not a Craits PPO checkpoint"),
-             (wrong_shape, "incompatible network")]  # fmt: skip
+    cases = [
+        (missing, "no such file"),
+        (corrupt, "not a readable torch file"),
+        (truncated, "not a readable torch file"),
+        (foreign, "not a Craits PPO checkpoint"),
+        (wrong_shape, "incompatible network"),
+    ]
     for path, match in cases:
         with pytest.raises(ValueError, match=match) as info:
             make_agent(f"ppo:{path}")
@@ -534,11 +610,14 @@ def test_cli_train_help_and_one_line_errors(capsys: pytest.CaptureFixture[str]) 
         main(["train", "--help"])
     assert info.value.code == 0
     assert "--total-steps" in capsys.readouterr().out
-    for argv in (["train", "--set", "bogus=1"], ["train", "--set", "learning_rate=x"],
-                 ["train", "--config", "nope"], ["train", "--resume", "/nonexistent.pt"],
-                 ["train", "--resume", "x.pt", "--seed", "3"],
-                 ["tournament", "ppo:/nonexistent.pt", "greedy", "--players", "2",
-                  "--out", "/tmp/never"]):  # fmt: skip
+    for argv in (
+        ["train", "--set", "bogus=1"],
+        ["train", "--set", "learning_rate=x"],
+        ["train", "--config", "nope"],
+        ["train", "--resume", "/nonexistent.pt"],
+        ["train", "--resume", "x.pt", "--seed", "3"],
+        ["tournament", "ppo:/nonexistent.pt", "greedy", "--players", "2", "--out", "/tmp/never"],
+    ):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2, argv
@@ -552,8 +631,10 @@ def test_cli_train_runs_and_prints_the_table(tmp_path: Path, capsys) -> None:  #
     config = tmp_path / "mini.toml"
     config.write_text(to_toml(tiny(total_steps=300, final_eval_deals=1, checkpoint_every=0)))
     out = tmp_path / "run"
-    assert main(["train", "--config", str(config), "--out", str(out), "--no-progress",
-                 "--seed", "7"]) == 0  # fmt: skip
+    assert (
+        main(["train", "--config", str(config), "--out", str(out), "--no-progress", "--seed", "7"])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "win rate" in text and f"ppo:{out / 'final.pt'}" in text
     assert load_checkpoint(out / "final.pt")["config"]["seed"] == 7
@@ -572,8 +653,20 @@ def test_cli_train_rule_options_and_short_game(tmp_path: Path, capsys) -> None: 
         "mixed": ["--short", "-r", "hand_sizes=2,1"],
     }
     for name, extra in runs.items():
-        assert main(["train", "--config", str(config), "--out", str(tmp_path / name),
-                     "--no-progress", *extra]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "train",
+                    "--config",
+                    str(config),
+                    "--out",
+                    str(tmp_path / name),
+                    "--no-progress",
+                    *extra,
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     rules = {name: load_checkpoint(tmp_path / name / "final.pt")["rules"] for name in runs}
     assert (
@@ -591,9 +684,12 @@ def test_cli_train_rule_options_and_short_game(tmp_path: Path, capsys) -> None: 
     assert (
         "-r NAME=VALUE" in help_text and "--short" in help_text and "--set KEY=VALUE" in help_text
     )
-    for argv in (["train", "--resume", str(tmp_path / "r"), "--short"],
-                 ["train", "--resume", str(tmp_path / "r"), "-r", "face_cards=true"],
-                 ["train", "-r", "colour=red"], ["train", "-r", "seven_hits=x"]):  # fmt: skip
+    for argv in (
+        ["train", "--resume", str(tmp_path / "r"), "--short"],
+        ["train", "--resume", str(tmp_path / "r"), "-r", "face_cards=true"],
+        ["train", "-r", "colour=red"],
+        ["train", "-r", "seven_hits=x"],
+    ):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2, argv
@@ -645,8 +741,10 @@ def test_a_checkpoint_of_an_earlier_release_keeps_its_policy_and_refuses_its_gam
     with pytest.raises(ValueError) as info:
         state.load_checkpoint(data, str(path))
     message = str(info.value)
-    assert message.startswith(f"checkpoint {path}: cannot resume from it (its games in flight "
-                              "were saved by a release before craits 0.3.0")  # fmt: skip
+    assert message.startswith(
+        f"checkpoint {path}: cannot resume from it (its games in flight "
+        "were saved by a release before craits 0.3.0"
+    )
     assert "init_policy=PATH" in message and "\n" not in message
     state.close()
     fresh = TrainingState(config.replace(init_policy=str(path)), torch.device("cpu"), "tuned")
@@ -659,9 +757,14 @@ def test_a_checkpoint_of_an_earlier_release_keeps_its_policy_and_refuses_its_gam
 
 
 def test_removed_config_keys_are_dropped_at_their_kept_value_and_refused_otherwise() -> None:
-    kept = tiny().to_dict() | {"anneal_lr": True, "critic": "shared", "oracle_guiding": [],
-                               "win_chance_coef": 0.0, "activation": "tanh",
-                               "description": "an old file's line"}  # fmt: skip
+    kept = tiny().to_dict() | {
+        "anneal_lr": True,
+        "critic": "shared",
+        "oracle_guiding": [],
+        "win_chance_coef": 0.0,
+        "activation": "tanh",
+        "description": "an old file's line",
+    }
     assert TrainConfig.from_dict(kept) == tiny()
     for key, value in [
         ("critic", "oracle"),
@@ -676,8 +779,11 @@ def test_removed_config_keys_are_dropped_at_their_kept_value_and_refused_otherwi
         message = str(info.value)
         assert message.startswith(f"config {key}={value!r}: removed in craits 0.3.0 ("), message
         assert "git checkout 9f11649" in message and "\n" not in message
-    with pytest.raises(ValueError, match=r"^config observation='belief_calls': removed in craits "
-                       r"0\.3\.0 \(allowed standard, belief"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"^config observation='belief_calls': removed in craits "
+        r"0\.3\.0 \(allowed standard, belief",
+    ):
         TrainConfig.from_dict(tiny().to_dict() | {"observation": "belief_calls"})
     with pytest.raises(ValueError, match=r"^network critic_extra=52: this part was removed in"):
         PolicyNet.from_spec({**PolicyNet(8, [4]).spec(), "critic_extra": 52})
@@ -689,8 +795,10 @@ def test_resuming_a_checkpoint_of_a_removed_option_is_refused_in_one_line(
     out = tmp_path / "old"
     data = load_checkpoint(smoke_run / "checkpoints" / "step_000001.pt")
     data["config"]["critic"] = "oracle"  # as a run of the oracle critic wrote it before 0.3.0
-    save_checkpoint(out / "checkpoints" / "step_000001.pt",
-                    {k: v for k, v in data.items() if k not in ("format", "version")})  # fmt: skip
+    save_checkpoint(
+        out / "checkpoints" / "step_000001.pt",
+        {k: v for k, v in data.items() if k not in ("format", "version")},
+    )
     with pytest.raises(ValueError) as info:
         train(resume=out, progress=False, echo=lambda s: None)
     where = out / "checkpoints" / "step_000001.pt"

@@ -86,8 +86,14 @@ class Recorder:
 def test_transitions_are_what_the_python_engine_replays(
     players: int, reward: str, horizon: str
 ) -> None:
-    config = vector_tiny(num_players=players, num_games=12, batch_size=4000, reward=reward,
-                         rules={"hand_sizes": [3, 2, 1]}, value_horizon=horizon)  # fmt: skip
+    config = vector_tiny(
+        num_players=players,
+        num_games=12,
+        batch_size=4000,
+        reward=reward,
+        rules={"hand_sizes": [3, 2, 1]},
+        value_horizon=horizon,
+    )
     probe = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
     pool = OpponentPool(config.opponents, probe.spec(), 2)
     pool.add_snapshot(PolicyNet(probe.obs_size, [16]), 3)  # "past" seats a real snapshot
@@ -199,8 +205,9 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     config = vector_tiny(num_players=3, total_steps=1200, num_games=8)
     full = train(config, out=tmp_path / "full", progress=False, echo=lambda s: None)
     again = train(config, out=tmp_path / "again", progress=False, echo=lambda s: None)
-    other = train(config.replace(seed=2), out=tmp_path / "other", progress=False,
-                  echo=lambda s: None)  # fmt: skip
+    other = train(
+        config.replace(seed=2), out=tmp_path / "other", progress=False, echo=lambda s: None
+    )
     a, b, c = (load_checkpoint(r.final_checkpoint)["policy"] for r in (full, again, other))
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
@@ -219,8 +226,11 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
 
 
 def test_the_vector_backend_refuses_bots_and_unsupported_rules_in_one_line() -> None:
-    with pytest.raises(ValueError, match=r"^config opponents: backend vector seats only "
-                       r"self, past, random; got greedy \(the bots"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"^config opponents: backend vector seats only "
+        r"self, past, random; got greedy \(the bots",
+    ):
         tiny(backend="vector")  # TINY's pool seats greedy
     with pytest.raises(ValueError, match=r"^config rules: backend vector does not support "):
         vector_tiny(rules={"hand_sizes": [3, 2, 1], "three_points": 2_000_000})
@@ -236,10 +246,12 @@ def test_a_python_checkpoint_does_not_load_into_vector_games() -> None:
     vector = vector_tiny(num_players=3)
     from craits.training.selfplay import SelfPlayRollout
 
-    data = SelfPlayRollout(python, OpponentPool(python.opponents, {}, 1),
-                           np.random.default_rng(0)).state_bytes()  # fmt: skip
-    rollout = VectorSelfPlayRollout(vector, OpponentPool(vector.opponents, {}, 1),
-                                    np.random.default_rng(0))  # fmt: skip
+    data = SelfPlayRollout(
+        python, OpponentPool(python.opponents, {}, 1), np.random.default_rng(0)
+    ).state_bytes()
+    rollout = VectorSelfPlayRollout(
+        vector, OpponentPool(vector.opponents, {}, 1), np.random.default_rng(0)
+    )
     with pytest.raises(ValueError, match="played on backend python, not vector"):
         rollout.load_state_bytes(data)
 
@@ -247,8 +259,9 @@ def test_a_python_checkpoint_does_not_load_into_vector_games() -> None:
 def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
     tmp_path: Path,
 ) -> None:
-    first = train(vector_tiny(total_steps=300), out=tmp_path / "first", progress=False,
-                  echo=lambda s: None)  # fmt: skip
+    first = train(
+        vector_tiny(total_steps=300), out=tmp_path / "first", progress=False, echo=lambda s: None
+    )
     start = load_checkpoint(first.final_checkpoint)["policy"]
     config = vector_tiny(total_steps=300, init_policy=str(tmp_path / "first"), seed=9)
     from craits.training.state import TrainingState
@@ -262,9 +275,17 @@ def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
     after = load_checkpoint(tuned.final_checkpoint)["policy"]
     assert not all(torch.equal(start[k], after[k]) for k in start)  # it trained on
     with pytest.raises(ValueError, match=r"^config init_policy: .* holds the network"):
-        train(config.replace(hidden_sizes=[8]), out=tmp_path / "bad", progress=False,
-              echo=lambda s: None)  # fmt: skip
+        train(
+            config.replace(hidden_sizes=[8]),
+            out=tmp_path / "bad",
+            progress=False,
+            echo=lambda s: None,
+        )
     with pytest.raises(ValueError, match=r"^config init_policy: "):
-        train(config.replace(init_policy=str(tmp_path / "missing.pt")), out=tmp_path / "bad2",
-              progress=False, echo=lambda s: None)  # fmt: skip
+        train(
+            config.replace(init_policy=str(tmp_path / "missing.pt")),
+            out=tmp_path / "bad2",
+            progress=False,
+            echo=lambda s: None,
+        )
     assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*.pt"))

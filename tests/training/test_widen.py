@@ -36,7 +36,6 @@ def test_init_policy_widens_the_hidden_layers_and_plays_as_before(tmp_path: Path
     state.close()
     for bad in ([8, 16], [16, 16, 16], [32]):  # narrower, deeper, shallower
         with pytest.raises(ValueError, match=r"^config init_policy: .* holds the network"):
-            train(config.replace(hidden_sizes=bad, total_steps=200), out=tmp_path / "bad",
-                  **QUIET)  # fmt: skip
+            train(config.replace(hidden_sizes=bad, total_steps=200), out=tmp_path / "bad", **QUIET)
     tuned = train(config.replace(total_steps=600), out=tmp_path / "wide", **QUIET)
     assert tuned.final_checkpoint.exists()

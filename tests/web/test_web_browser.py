@@ -31,9 +31,16 @@ from ..webclient import ROOT, TOURNAMENT
 pytestmark = pytest.mark.slow  # a real browser
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 LADDER = ROOT / "experiments" / "results" / "ladder"
 VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 20_000
@@ -52,8 +59,9 @@ def screenshot(page: Any, name: str, full_page: bool = False) -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     games = tmp_path_factory.mktemp("games")
-    app = create_app(Settings(games_dir=games, record_dirs=[TOURNAMENT],
-                              result_dirs=[TOURNAMENT, LADDER]))  # fmt: skip
+    app = create_app(
+        Settings(games_dir=games, record_dirs=[TOURNAMENT], result_dirs=[TOURNAMENT, LADDER])
+    )
     with running(app) as url:
         yield url, app
 
@@ -61,8 +69,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: run `make browser` "
-                    "(apt-get install -y chromium)")  # fmt: skip
+        pytest.fail(
+            f"the browser tests need Debian's chromium at {CHROMIUM}: run `make browser` "
+            "(apt-get install -y chromium)"
+        )
     try:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
@@ -71,9 +81,12 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     profile = tmp_path_factory.mktemp("chromium-profile")  # an empty user data dir
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
             viewport=VIEWPORT,
-        )  # fmt: skip
+        )
         context.set_default_timeout(TIMEOUT_MS)
         yield context
         context.close()
@@ -84,8 +97,10 @@ def page(browser: Any) -> Iterator[Any]:
     page = browser.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" else None)  # fmt: skip
+    page.on(
+        "console",
+        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     yield page
     page.close()
     assert not problems, problems
@@ -140,8 +155,9 @@ def test_the_table_shows_your_cards_and_only_legal_moves_are_clickable(
     assert [cards.nth(i).get_attribute("data-card") for i in range(cards.count())] == v["hand"]
     legal = sorted(a["action"] for a in v["legal"])
     clickable = page.locator("#hand button.legal:not([disabled]), #buttons button")
-    ids = sorted(int(clickable.nth(i).get_attribute("data-action"))
-                 for i in range(clickable.count()))  # fmt: skip
+    ids = sorted(
+        int(clickable.nth(i).get_attribute("data-action")) for i in range(clickable.count())
+    )
     assert ids == legal
     assert page.locator("#hand button:not(.legal):not([disabled])").count() == 0
     assert page.locator("#log p").count() > 3
@@ -204,8 +220,12 @@ def test_step_through_a_tournament_game_forward_backward_and_from_one_seat(
 
     def shown_hands() -> list[list[str]]:
         seats = page.locator("#seats .seat")
-        return [seats.nth(s).locator(".card:not(.back)").evaluate_all(
-            "cards => cards.map(c => c.dataset.card)") for s in range(seats.count())]  # fmt: skip
+        return [
+            seats.nth(s)
+            .locator(".card:not(.back)")
+            .evaluate_all("cards => cards.map(c => c.dataset.card)")
+            for s in range(seats.count())
+        ]
 
     assert shown_hands() == frames[0]["hands"]
     for _ in range(10):
@@ -215,8 +235,9 @@ def test_step_through_a_tournament_game_forward_backward_and_from_one_seat(
     decision = frames[10]["decision"]
     spec = httpx.get(f"{url}/api/records/games", params={"file": key}).json()["games"][1]["seats"]
     told = page.inner_text("#decision")  # "player_2 (expert): play 7♣", "…: draw"
-    assert told.startswith(f"player_{decision['player']} ({spec[decision['player']]}): "
-                           + decision["label"].split()[0])  # fmt: skip
+    assert told.startswith(
+        f"player_{decision['player']} ({spec[decision['player']]}): " + decision["label"].split()[0]
+    )
     for _ in range(4):
         page.click("#prev")
     assert page.inner_text("#step") == f"decision 6 / {len(frames) - 1}"
@@ -265,8 +286,13 @@ WIDTHS = (1280, 1024)  # a laptop, a small one
 @pytest.fixture(scope="module")
 def compare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     games = tmp_path_factory.mktemp("games")
-    app = create_app(Settings(games_dir=games, record_dirs=[TOURNAMENT],
-                              result_dirs=[LADDER_STANDARD, LONG_NAMES, BENCHMARK]))  # fmt: skip
+    app = create_app(
+        Settings(
+            games_dir=games,
+            record_dirs=[TOURNAMENT],
+            result_dirs=[LADDER_STANDARD, LONG_NAMES, BENCHMARK],
+        )
+    )
     with running(app) as url:
         yield url
 
@@ -278,17 +304,20 @@ def is_round_step(step: float) -> bool:
 
 
 @pytest.mark.slow  # a real browser
-@pytest.mark.parametrize(("lo", "hi", "ticks"), [
-    (0, 747, [0, 200, 400, 600, 800]),  # the issue's 187/373/560/747
-    (0, 945.6, [0, 200, 400, 600, 800, 1000]),
-    (0, 0.45, [0, 0.1, 0.2, 0.3, 0.4, 0.5]),  # the issue's 0.11/0.23/0.34/0.45
-    (0, 0.25, [0, 0.05, 0.1, 0.15, 0.2, 0.25]),
-    (0, 1, [0, 0.2, 0.4, 0.6, 0.8, 1]),
-    (0, 133, [0, 50, 100, 150]),
-    (0, 0.0037, [0, 0.001, 0.002, 0.003, 0.004]),
-    (-35, 120, [-50, 0, 50, 100, 150]),
-    (0, 0, [0, 0.2, 0.4, 0.6, 0.8, 1]),  # nothing to show: one unit
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("lo", "hi", "ticks"),
+    [
+        (0, 747, [0, 200, 400, 600, 800]),  # the issue's 187/373/560/747
+        (0, 945.6, [0, 200, 400, 600, 800, 1000]),
+        (0, 0.45, [0, 0.1, 0.2, 0.3, 0.4, 0.5]),  # the issue's 0.11/0.23/0.34/0.45
+        (0, 0.25, [0, 0.05, 0.1, 0.15, 0.2, 0.25]),
+        (0, 1, [0, 0.2, 0.4, 0.6, 0.8, 1]),
+        (0, 133, [0, 50, 100, 150]),
+        (0, 0.0037, [0, 0.001, 0.002, 0.003, 0.004]),
+        (-35, 120, [-50, 0, 50, 100, 150]),
+        (0, 0, [0, 0.2, 0.4, 0.6, 0.8, 1]),  # nothing to show: one unit
+    ],
+)
 def test_axis_ticks_are_round_numbers(
     page: Any, server: tuple[str, Any], lo: float, hi: float, ticks: list[float]
 ) -> None:
@@ -338,7 +367,8 @@ LAYOUT = """() => {
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
-        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5)  # fmt: skip
+        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+    )
 
 
 def check_layout(layout: dict[str, Any], agents: int) -> None:
@@ -350,8 +380,10 @@ def check_layout(layout: dict[str, Any], agents: int) -> None:
     for table in layout["tables"]:
         inside = table["box"] if table["box"]["right"] <= width + 0.5 else table["scroller"]
         assert inside is not None and inside["right"] <= width + 0.5, (width, table)
-    assert [c["label"] for c in layout["charts"]] == ["mean game score (lower is better)",
-                                                      "win rate"]  # fmt: skip
+    assert [c["label"] for c in layout["charts"]] == [
+        "mean game score (lower is better)",
+        "win rate",
+    ]
     assert layout["images"] == 0
     for chart in layout["charts"]:
         ticks = [float(t["text"]) for t in chart["texts"] if t["cls"] == "tick"]
@@ -362,12 +394,13 @@ def check_layout(layout: dict[str, Any], agents: int) -> None:
         texts = chart["texts"]
         assert sum(t["cls"] == "name" for t in texts) == len(chart["bars"]) == agents
         for i, a in enumerate(texts):
-            for b in texts[i + 1:]:
+            for b in texts[i + 1 :]:
                 assert not overlap(a["box"], b["box"]), (chart["label"], a, b)
         for label in (t for t in texts if t["cls"] == "chance"):
             assert not any(overlap(label["box"], bar) for bar in chart["bars"]), label
     assert [t["text"] for t in layout["charts"][1]["texts"] if t["cls"] == "chance"] == [
-        "chance 0.25"]
+        "chance 0.25"
+    ]
 
 
 @pytest.mark.slow  # a real browser
@@ -382,8 +415,9 @@ def test_the_compare_page_fits_a_laptop(page: Any, compare_server: str) -> None:
     for key, folder in (("0:results.json", LADDER_STANDARD), ("1:results.json", LONG_NAMES)):
         page.select_option("#set", key)
         agents = len(json.loads((folder / "results.json").read_text())["agents"])
-        page.wait_for_function("n => document.querySelectorAll('#leaderboard tbody tr').length"
-                               " === n", arg=agents)  # fmt: skip
+        page.wait_for_function(
+            "n => document.querySelectorAll('#leaderboard tbody tr').length === n", arg=agents
+        )
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 900})
             check_layout(page.evaluate(LAYOUT), agents)

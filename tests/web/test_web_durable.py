@@ -26,16 +26,31 @@ from .test_web_api import GATED_AGENT  # waits for a file before its move
 pytestmark = pytest.mark.slow  # real servers killed and restarted
 
 QUICK = {"hand_sizes": [3, 2]}
-POSITION = ("hand", "top", "active_suit", "count", "direction", "phase", "current_player",
-            "hand_index", "hand_sizes", "scores", "legal", "players", "event_count")  # fmt: skip
+POSITION = (
+    "hand",
+    "top",
+    "active_suit",
+    "count",
+    "direction",
+    "phase",
+    "current_player",
+    "hand_index",
+    "hand_sizes",
+    "scores",
+    "legal",
+    "players",
+    "event_count",
+)
 START_SECONDS = 60
 
 
 @contextmanager
 def craits_serve(games: Path, *args: str) -> Iterator[tuple[httpx.Client, subprocess.Popen[str]]]:
     """``craits serve`` in its own process on a free port; a client of it; killed at the end."""
-    with serve_process(games, "--bot-workers", "1", *args) as (url, proc), \
-            httpx.Client(base_url=url, timeout=START_SECONDS) as http:  # fmt: skip
+    with (
+        serve_process(games, "--bot-workers", "1", *args) as (url, proc),
+        httpx.Client(base_url=url, timeout=START_SECONDS) as http,
+    ):
         yield http, proc
 
 
@@ -44,15 +59,19 @@ def position(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def get(http: httpx.Client, game: dict[str, str]) -> dict[str, Any]:
-    r = http.get(f"/api/games/{game['game_id']}",
-                 headers={"Authorization": f"Bearer {game['token']}"})  # fmt: skip
+    r = http.get(
+        f"/api/games/{game['game_id']}", headers={"Authorization": f"Bearer {game['token']}"}
+    )
     assert r.status_code == 200, r.text
     return dict(r.json())
 
 
 def move(http: httpx.Client, game: dict[str, str], action: int, **kw: Any) -> dict[str, Any]:
-    r = http.post(f"/api/games/{game['game_id']}/actions",
-                  json={"token": game["token"], "action": action}, **kw)  # fmt: skip
+    r = http.post(
+        f"/api/games/{game['game_id']}/actions",
+        json={"token": game["token"], "action": action},
+        **kw,
+    )
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -60,8 +79,9 @@ def move(http: httpx.Client, game: dict[str, str], action: int, **kw: Any) -> di
 def test_a_game_goes_on_after_sigkill_and_a_restart(tmp_path: Path) -> None:
     games, rng = tmp_path / "games", random.Random(5)
     with craits_serve(games) as (http, proc):
-        r = http.post("/api/games", json={"opponents": ["expert", "pimc:64"], "seed": 21,
-                                          "rules": QUICK})  # fmt: skip
+        r = http.post(
+            "/api/games", json={"opponents": ["expert", "pimc:64"], "seed": 21, "rules": QUICK}
+        )
         assert r.status_code == 201, r.text
         game = r.json()
         view = get(http, game)
@@ -101,8 +121,9 @@ def test_a_move_made_while_a_bot_thought_survives_sigkill(tmp_path: Path) -> Non
     games = tmp_path / "games"
     with craits_serve(games, "--agents", spec) as (http, proc):
         go.touch()  # the bot's first move (it moves first) passes at once
-        r = http.post("/api/games", json={"opponents": [spec], "seat": 1, "seed": seed,
-                                          "rules": QUICK})  # fmt: skip
+        r = http.post(
+            "/api/games", json={"opponents": [spec], "seat": 1, "seed": seed, "rules": QUICK}
+        )
         assert r.status_code == 201, r.text
         game = r.json()
         view = get(http, game)
@@ -126,8 +147,11 @@ def test_a_move_made_while_a_bot_thought_survives_sigkill(tmp_path: Path) -> Non
         view = get(http, game)  # rebuilt: the person's move is there; the bot moved since
         assert view["event_count"] > count and not view["failed"]
         assert view["your_turn"] or view["game_over"]
-        lines = [e["text"] for e in http.get(f"/api/games/{game['game_id']}",
-                                             params={"token": game["token"], "since": count}
-                                             ).json()["events"]]  # fmt: skip
+        lines = [
+            e["text"]
+            for e in http.get(
+                f"/api/games/{game['game_id']}", params={"token": game["token"], "since": count}
+            ).json()["events"]
+        ]
         assert lines[0].startswith("you ")  # the person's move, stored before the kill
         assert any(line.startswith("player_0 ") for line in lines[1:])  # then the bot's

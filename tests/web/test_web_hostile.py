@@ -98,8 +98,12 @@ def _asgi_client(app: Any, **kw: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", **kw)
 
 
-ECHO = Starlette(routes=[Route("/api/games", _echo, methods=["POST", "GET"]),
-                         Route("/echo", _echo, methods=["POST", "GET"])])  # fmt: skip
+ECHO = Starlette(
+    routes=[
+        Route("/api/games", _echo, methods=["POST", "GET"]),
+        Route("/echo", _echo, methods=["POST", "GET"]),
+    ]
+)
 
 
 def test_a_body_over_the_limit_is_413_before_it_is_read() -> None:
@@ -134,9 +138,18 @@ def test_a_body_that_does_not_arrive_in_time_is_408() -> None:
     async def send(message: Any) -> None:
         messages.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": "/echo", "headers": [], "query_string": b"",
-             "client": ("10.0.0.1", 1), "server": ("127.0.0.1", 80), "scheme": "http",
-             "root_path": "", "http_version": "1.1"}  # fmt: skip
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/echo",
+        "headers": [],
+        "query_string": b"",
+        "client": ("10.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+        "scheme": "http",
+        "root_path": "",
+        "http_version": "1.1",
+    }
     start = time.monotonic()
     asyncio.run(asyncio.wait_for(BodyLimits(ECHO, timeout=0.2)(scope, never, send), 10))
     assert time.monotonic() - start < 5
@@ -180,8 +193,9 @@ class Clock:
 
 def test_requests_per_client_beyond_the_rate_get_429_with_retry_after() -> None:
     clock = Clock()
-    app = ClientRateLimit(ECHO, ClientLimits(requests_per_second=2, burst=3, games_per_minute=0),
-                          clock)  # fmt: skip
+    app = ClientRateLimit(
+        ECHO, ClientLimits(requests_per_second=2, burst=3, games_per_minute=0), clock
+    )
 
     async def main() -> None:
         async with _asgi_client(app) as a, _asgi_client(app, client=("10.0.0.2", 1)) as b:
@@ -255,8 +269,9 @@ def test_the_app_refuses_large_bodies_and_caps_every_error_line(c: Any) -> None:
     huge = {"opponents": ["x" * (2 * MAX_BODY_BYTES)]}
     one_line_error(c.post("/api/games", json=huge), 413, f"at most {MAX_BODY_BYTES} bytes")
     long_spec = "nobody" + "x" * 4000  # under the body limit: refused, and quoted bounded
-    error = one_line_error(c.post("/api/games", json={"opponents": [long_spec]}), 400,
-                           "unknown agent spec")  # fmt: skip
+    error = one_line_error(
+        c.post("/api/games", json={"opponents": [long_spec]}), 400, "unknown agent spec"
+    )
     assert error.endswith("…") and len(error) == MAX_ERROR_CHARS
     assert len(c.app.state.store) == 0
     assert one_line(f"a{RLO}b\n\n c") == "ab c" and one_line("") == "error"
@@ -299,15 +314,52 @@ def test_the_sizes_a_client_may_ask_for_are_bounded(
 
 
 def test_the_bounds_themselves_are_allowed(c: Any) -> None:
-    new_game(c, opponents=["random"], seed=10**MAX_SEED_DIGITS - 1,
-             rules={"hand_sizes": [1] * MAX_HANDS, "three_points": 1000})  # fmt: skip
+    new_game(
+        c,
+        opponents=["random"],
+        seed=10**MAX_SEED_DIGITS - 1,
+        rules={"hand_sizes": [1] * MAX_HANDS, "three_points": 1000},
+    )
 
 
-BAD_TEXT = ["²", "٣", "\x00", "1\x00", "%FF", "9" * 50, "-1", str(10**30), "1.5", "true", "",
-            RLO + "x", "a" * 3000, "0:\x00", "²:x", "0:../x"]  # fmt: skip
+BAD_TEXT = [
+    "²",
+    "٣",
+    "\x00",
+    "1\x00",
+    "%FF",
+    "9" * 50,
+    "-1",
+    str(10**30),
+    "1.5",
+    "true",
+    "",
+    RLO + "x",
+    "a" * 3000,
+    "0:\x00",
+    "²:x",
+    "0:../x",
+]
 RAW_QUERIES = ["%ff%fe", "%ed%a0%80", "%00", "%", "%zz", "1%00", "a=b=c"]  # bytes as sent
-BAD_JSON: list[Any] = ["²", "٣", "\x00", "9" * 50, -1, 10**30, -(10**30), 1.5, True, None, [],
-                       {}, RLO + "x", "a" * 3000, [[["x"]]], "pimc:²", "pimc:٣"]  # fmt: skip
+BAD_JSON: list[Any] = [
+    "²",
+    "٣",
+    "\x00",
+    "9" * 50,
+    -1,
+    10**30,
+    -(10**30),
+    1.5,
+    True,
+    None,
+    [],
+    {},
+    RLO + "x",
+    "a" * 3000,
+    [[["x"]]],
+    "pimc:²",
+    "pimc:٣",
+]
 
 
 @pytest.mark.slow
@@ -325,12 +377,17 @@ def test_every_bad_input_to_every_route_is_a_json_4xx(c: Any) -> None:
         if r.status_code >= 400:
             one_line_error(r, r.status_code)
 
-    queries = {"/api/records": {"offset": 0, "limit": 5}, "/api/results": {"offset": 0},
-               "/api/records/games": {"file": record},
-               "/api/records/replay": {"file": record, "game": 1, "seat": 0},
-               "/api/results/table": {"key": result}, "/api/results/chart": {"key": result},
-               f"/api/games/{game_id}": {"token": token, "since": 0},
-               "/api/specs": {"x": 1}, "/api/rules": {"x": 1}}  # fmt: skip
+    queries = {
+        "/api/records": {"offset": 0, "limit": 5},
+        "/api/results": {"offset": 0},
+        "/api/records/games": {"file": record},
+        "/api/records/replay": {"file": record, "game": 1, "seat": 0},
+        "/api/results/table": {"key": result},
+        "/api/results/chart": {"key": result},
+        f"/api/games/{game_id}": {"token": token, "since": 0},
+        "/api/specs": {"x": 1},
+        "/api/rules": {"x": 1},
+    }
     for path, params in queries.items():
         for name in params:
             for text in BAD_TEXT:
@@ -355,8 +412,15 @@ def test_every_bad_input_to_every_route_is_a_json_4xx(c: Any) -> None:
             for value in BAD_JSON:
                 body = {"token": token, "action": 52, name: value}
                 check(c.post(f"/api/games/{game_id}/{route}", json=body), (route, name))
-    odd = [b"\xff\xfe", b'{"a": "\xff"}', b"[" * 4000, b"\x00", b"", b'{"seed": 1e999}',
-           '{"opponents": ["random"]}'.encode("utf-16")]  # fmt: skip
+    odd = [
+        b"\xff\xfe",
+        b'{"a": "\xff"}',
+        b"[" * 4000,
+        b"\x00",
+        b"",
+        b'{"seed": 1e999}',
+        '{"opponents": ["random"]}'.encode("utf-16"),
+    ]
     for raw_body in odd:
         for path in ("/api/games", f"/api/games/{game_id}/actions"):
             for kind in ("application/json", "text/plain; charset=utf-7"):
@@ -376,8 +440,9 @@ def test_the_token_may_be_a_bearer_header(c: Any) -> None:
     bearer = {"authorization": f"Bearer {token}"}
     v = c.get(f"/api/games/{game_id}", headers=bearer).json()
     assert v["seat"] == 0 and v["legal"]
-    r = c.post(f"/api/games/{game_id}/actions", json={"action": v["legal"][0]["action"]},
-               headers=bearer)  # fmt: skip
+    r = c.post(
+        f"/api/games/{game_id}/actions", json={"action": v["legal"][0]["action"]}, headers=bearer
+    )
     assert r.status_code == 200, r.text
     wrong = {"authorization": "Bearer " + "x" * 32}
     one_line_error(c.get(f"/api/games/{game_id}", headers=wrong), 403, "wrong token")
@@ -389,10 +454,15 @@ def test_the_token_may_be_a_bearer_header(c: Any) -> None:
 
 
 def test_tokens_are_redacted_in_the_access_log() -> None:
-    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1,
-                               '%s - "%s %s HTTP/%s" %d',
-                               ("127.0.0.1:5", "GET", "/api/games/g?since=2&token=SECRET&x=1",
-                                "1.1", 200), None)  # fmt: skip
+    record = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", "/api/games/g?since=2&token=SECRET&x=1", "1.1", 200),
+        None,
+    )
     assert RedactTokens().filter(record)
     assert "SECRET" not in record.getMessage() and "token=[redacted]&x=1" in record.getMessage()
     assert redact("/a?TOKEN=abc") == "/a?TOKEN=[redacted]"
@@ -404,9 +474,18 @@ def test_repeated_log_records_are_quiet_and_one_line() -> None:
         raise OSError(24, "Too many open files")
     except OSError:
         exc_info = sys.exc_info()
-    records = [logging.LogRecord("asyncio", logging.ERROR, __file__, 1,
-                                 "socket.accept() out of system resource", (), exc_info)
-               for _ in range(1000)]  # fmt: skip
+    records = [
+        logging.LogRecord(
+            "asyncio",
+            logging.ERROR,
+            __file__,
+            1,
+            "socket.accept() out of system resource",
+            (),
+            exc_info,
+        )
+        for _ in range(1000)
+    ]
     passed = [r for r in records if quiet.filter(r)]
     assert len(passed) == 1 and quiet.dropped == 999
     assert passed[0].exc_info is None
@@ -414,12 +493,26 @@ def test_repeated_log_records_are_quiet_and_one_line() -> None:
         "socket.accept() out of system resource (OSError: [Errno 24] Too many open files)"
     )
     faults = QuietRepeats(seconds=60, shorten=False)  # uvicorn.error's: the traceback kept
-    kept = [r for r in (logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
-                                          "Exception in ASGI application", (), exc_info)
-                        for _ in range(3)) if faults.filter(r)]  # fmt: skip
+    kept = [
+        r
+        for r in (
+            logging.LogRecord(
+                "uvicorn.error",
+                logging.ERROR,
+                __file__,
+                1,
+                "Exception in ASGI application",
+                (),
+                exc_info,
+            )
+            for _ in range(3)
+        )
+        if faults.filter(r)
+    ]
     assert len(kept) == 1 and kept[0].exc_info == exc_info
-    other = logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
-                              "Exception in ASGI application", (), None)  # fmt: skip
+    other = logging.LogRecord(
+        "uvicorn.error", logging.ERROR, __file__, 1, "Exception in ASGI application", (), None
+    )
     assert faults.filter(other)  # another kind (no exception): let through
 
 
@@ -447,8 +540,12 @@ def guarded(**kw: Any) -> Iterator[int]:
     import uvicorn
 
     sock = listen("127.0.0.1", 0)
-    config = uvicorn.Config(ECHO, http=connections.protocol_class(**kw), log_level="critical",
-                            h11_max_incomplete_event_size=connections.MAX_HEADER_BYTES)  # fmt: skip
+    config = uvicorn.Config(
+        ECHO,
+        http=connections.protocol_class(**kw),
+        log_level="critical",
+        h11_max_incomplete_event_size=connections.MAX_HEADER_BYTES,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -617,16 +714,22 @@ def craits_serve(tmp: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[
 
 @pytest.mark.slow
 def test_a_real_server_refuses_floods_bodies_and_hosts_in_json(tmp_path: Path) -> None:
-    with craits_serve(tmp_path, "--client-rate", "20", "--client-games", "3") as (url, _), \
-            httpx.Client(base_url=url, timeout=20) as http:  # fmt: skip
-        r = http.post("/api/games", content=b"x" * (10 * MAX_BODY_BYTES),
-                      headers={"content-type": "application/json"})  # fmt: skip
+    with (
+        craits_serve(tmp_path, "--client-rate", "20", "--client-games", "3") as (url, _),
+        httpx.Client(base_url=url, timeout=20) as http,
+    ):
+        r = http.post(
+            "/api/games",
+            content=b"x" * (10 * MAX_BODY_BYTES),
+            headers={"content-type": "application/json"},
+        )
         one_line_error(r, 413, "too large")
         one_line_error(http.get("/api/specs", headers={"host": "evil.example"}), 400, "Host")
         for seed in range(3):
             http.post("/api/games", json={"opponents": ["random"], "seed": seed})
-        one_line_error(http.post("/api/games", json={"opponents": ["random"]}), 429,
-                       "too many new games")  # fmt: skip
+        one_line_error(
+            http.post("/api/games", json={"opponents": ["random"]}), 429, "too many new games"
+        )
         statuses = [http.get("/api/specs").status_code for _ in range(60)]
         assert statuses.count(429) > 0 and statuses[0] == 200
         r = next(r for r in (http.get("/api/specs") for _ in range(5)) if r.status_code == 429)
@@ -675,7 +778,8 @@ def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
 def test_bad_limits_of_craits_serve_give_one_line_and_status_2(
     args: list[str], fragment: str
 ) -> None:
-    proc = subprocess.run([sys.executable, "-m", "craits", "serve", *args], capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "craits", "serve", *args], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert fragment in proc.stderr, proc.stderr

@@ -133,8 +133,11 @@ class LeakCheck:
                     named = {parse_card(t) for t in API_CARD.findall(json.dumps(e.to_dict()))}
                     assert named <= allowed[hand[0]], (e, [CARD_STRS[c] for c in named])
 
-        replay(record, on_start=lambda game, events: take(events),
-               on_decision=lambda game, player, action, events: take(events))  # fmt: skip
+        replay(
+            record,
+            on_start=lambda game, events: take(events),
+            on_decision=lambda game, player, action, events: take(events),
+        )
         for e in self.events:
             if e["kind"] != "scoring":
                 extra = told_cards(e["text"]) - allowed[e["hand"]]
@@ -174,8 +177,11 @@ def test_the_check_catches_a_leak(tmp_path: Path) -> None:
     view = c.get(f"/api/games/{game_id}", params={"token": token, "since": 0}).json()
     other = CARD_STRS[session.game.hands[(session.seat + 1) % 3][0]]
     LeakCheck(session, True)(view)
-    for leaky in ({**view, "note": f"watch out for {other}"}, {**view, "extra": [other]},
-                  {**view, "hands": []}):  # fmt: skip
+    for leaky in (
+        {**view, "note": f"watch out for {other}"},
+        {**view, "extra": [other]},
+        {**view, "hands": []},
+    ):
         with pytest.raises(AssertionError):
             LeakCheck(session, True)(leaky)
     session.narrator.viewer = None  # from above: every drawn card is named

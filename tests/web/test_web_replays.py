@@ -123,18 +123,18 @@ DIGESTS: dict[tuple[str, int | None], str] = {
     ("standard_4p", 1): "c97e97ae110bd388",
     ("standard_4p", 2): "efe76cc4ae642787",
     ("standard_4p", 3): "d677c6103eba9def",
-    ("two_decks_6p", None): "2745bd0a53dd2744",
-    ("two_decks_6p", 0): "e8bfed08a3e66e25",
-    ("two_decks_6p", 1): "4f44d757880d4629",
-    ("two_decks_6p", 2): "eb2d66947f7dc165",
-    ("two_decks_6p", 3): "165003acb0c8b3d6",
-    ("two_decks_6p", 4): "1be75e9c2d3db4d3",
-    ("two_decks_6p", 5): "bf4a82138b3c5366",
-    ("unfinished_4p", None): "9c3e6f4344399663",
-    ("unfinished_4p", 0): "f696176e15dcd928",
-    ("unfinished_4p", 1): "c7ad6078a219c462",
-    ("unfinished_4p", 2): "6e8168b9ebe1cfd5",
-    ("unfinished_4p", 3): "eacf01a83ece3101",
+    ("two_decks_6p", None): "f2276d5ddab69880",
+    ("two_decks_6p", 0): "f818e967192742ee",
+    ("two_decks_6p", 1): "eff3b8e326898b31",
+    ("two_decks_6p", 2): "ae3e44809cadef6b",
+    ("two_decks_6p", 3): "47ebb91bc86b3ecc",
+    ("two_decks_6p", 4): "a470e00da822693b",
+    ("two_decks_6p", 5): "0668fbfcff72c742",
+    ("unfinished_4p", None): "c570a0f54be3fe25",
+    ("unfinished_4p", 0): "af012e18117a7b6e",
+    ("unfinished_4p", 1): "b63ccfe7a60fd17e",
+    ("unfinished_4p", 2): "7a95088854fd7c84",
+    ("unfinished_4p", 3): "78bb0bfe175b85b3",
 }
 """The digest of each game's frames from above (``None``) and from each seat."""
 
@@ -188,10 +188,11 @@ def test_a_400_hand_game_replays_to_one_frame_per_decision(seat: int | None) -> 
     assert {k: v for k, v in first.items() if k not in ("decision", "lines")} == _table(start, seat)
     assert first["decision"] is None and first["phase"] == "play"
     assert first["lines"][0] == {
-        "hand": 0, "kind": "deal",
+        "hand": 0,
+        "kind": "deal",
         "text": f"Hand 1/{LONG_HANDS}: 8 cards each, player_{start.dealer} deals; the starter "
-                f"is {RANK_CHARS[RANK_OF[start.top]]}{SUIT_SYMBOLS[SUIT_OF[start.top]]}",
-    }  # fmt: skip
+        f"is {RANK_CHARS[RANK_OF[start.top]]}{SUIT_SYMBOLS[SUIT_OF[start.top]]}",
+    }
     assert {line["kind"] for line in first["lines"]} == {"deal"}
     assert len(first["lines"]) == (6 if seat is None else 2)  # the hands shown from above
 
@@ -207,7 +208,7 @@ def test_a_400_hand_game_replays_to_one_frame_per_decision(seat: int | None) -> 
     )
     assert got["standings"][0] == "Final standings (lowest total wins, R8.6):"
     assert [f["hand_index"] for f in frames] == sorted(f["hand_index"] for f in frames)
-    expected = {None: "b4ad8ec78df5c55d", 0: "edcce9e3bb5ede5b"}[seat]
+    expected = {None: "7697cd94c9046c7e", 0: "cc643d948bea1227"}[seat]
     assert frames_digest(got) == expected
     assert got["frame_count"] == len(frames) and got["frames_from"] == 0
     starts = got["hand_starts"]

@@ -43,19 +43,29 @@ def make_store(
     path: Path | str = MEMORY, clock: Clock | None = None, **limits: Any
 ) -> SessionStore:
     clock = clock or Clock()
-    return SessionStore(GameDatabase(path, clock=clock), Thinkers(0), StoreLimits(**limits),
-                        clock=clock)  # fmt: skip
+    return SessionStore(
+        GameDatabase(path, clock=clock), Thinkers(0), StoreLimits(**limits), clock=clock
+    )
 
 
-def new(opponents: tuple[str, ...] = ("random",), seed: int | None = 1,
-        rules: Rules = QUICK) -> NewGame:  # fmt: skip
+def new(
+    opponents: tuple[str, ...] = ("random",), seed: int | None = 1, rules: Rules = QUICK
+) -> NewGame:
     return NewGame(opponents, 0, seed, rules)
 
 
 def stored_game(game_id: str = "g1", client: str = "10.0.0.1") -> StoredGame:
-    return StoredGame(game_id=game_id, token="t" * 32, client=client, opponents=("expert",),
-                      seat=1, seed=2**127 + 5, seed_chosen=False,
-                      rules=QUICK.to_dict(), actions=[3, 4])  # fmt: skip
+    return StoredGame(
+        game_id=game_id,
+        token="t" * 32,
+        client=client,
+        opponents=("expert",),
+        seat=1,
+        seed=2**127 + 5,
+        seed_chosen=False,
+        rules=QUICK.to_dict(),
+        actions=[3, 4],
+    )
 
 
 # ----------------------------------------------------------------------------- the database
@@ -74,8 +84,10 @@ def test_a_game_and_its_actions_survive_closing_the_file(tmp_path: Path) -> None
     assert game is not None and game.actions == [3, 4, 7, 8, 9]
     assert game.seed == 2**127 + 5 and game.seat == 1 and game.opponents == ("expert",)
     assert game.rules == QUICK.to_dict() and game.client == "10.0.0.1"
-    assert game.moved - game.created == 10 and game.saved == {"file": "0:x.jsonl",
-                                                              "name": "x.jsonl"}  # fmt: skip
+    assert game.moved - game.created == 10 and game.saved == {
+        "file": "0:x.jsonl",
+        "name": "x.jsonl",
+    }
     assert again.load("nothing") is None
 
 
@@ -182,8 +194,9 @@ def play(store: SessionStore, session: GameSession, moves: int, rng: random.Rand
         run(store.act(session, rng.choice(session.game.legal_actions())))
 
 
-@pytest.mark.parametrize("opponents", [("pimc:16", "random", "expert"),
-                                       ("champion", "random", "tactician")])  # fmt: skip
+@pytest.mark.parametrize(
+    "opponents", [("pimc:16", "random", "expert"), ("champion", "random", "tactician")]
+)
 def test_a_game_rebuilt_from_the_store_goes_on_exactly_as_it_would_have(
     tmp_path: Path, opponents: tuple[str, ...]
 ) -> None:

@@ -42,16 +42,28 @@ MEDIAN_BOUND = 0.5
 WARM_SECONDS = 120.0  # the thinker process starts (spawn, imports, the search's cache)
 PROBE_EVERY = 0.2
 MAX_MOVES = 10_000  # moves one thinking game may post (bounded loops)
-CAPS_OFF = ["--client-rate", "0", "--client-games", "0", "--client-connections", "0",
-            "--client-held", "0", "--client-think", "0"]  # fmt: skip
+CAPS_OFF = [
+    "--client-rate",
+    "0",
+    "--client-games",
+    "0",
+    "--client-connections",
+    "0",
+    "--client-held",
+    "0",
+    "--client-think",
+    "0",
+]
 
 
 @contextmanager
 def craits_serve(tmp: Path) -> Iterator[str]:
     """``craits serve --bot-workers 1`` on a free port of 127.0.0.1, the per-client caps off
     (the load must be there); its process group killed at the end."""
-    with serve_process(tmp / "games", "--bot-workers", "1", *CAPS_OFF, quiet=True,
-                       group=True) as (url, _):  # fmt: skip
+    with serve_process(tmp / "games", "--bot-workers", "1", *CAPS_OFF, quiet=True, group=True) as (
+        url,
+        _,
+    ):
         yield url
 
 
@@ -91,8 +103,10 @@ async def thinking_and_probing(url: str) -> dict[str, Any]:
         token = r.json()["token"]
         thinking, errors = [0], list[str]()
         answered: list[list[float]] = [[] for _ in range(THINKING_GAMES)]
-        tasks = [asyncio.create_task(keep_thinking(url, 100 + i, thinking, answered[i], errors))
-                 for i in range(THINKING_GAMES)]  # fmt: skip
+        tasks = [
+            asyncio.create_task(keep_thinking(url, 100 + i, thinking, answered[i], errors))
+            for i in range(THINKING_GAMES)
+        ]
         try:
             deadline = time.monotonic() + WARM_SECONDS
             while thinking[0] < THINKING_GAMES and time.monotonic() < deadline and not errors:
@@ -116,8 +130,12 @@ async def thinking_and_probing(url: str) -> dict[str, Any]:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     during = [sum(start <= t < end for t in a) for a in answered]
-    return {"seconds": seconds, "moves_during": during, "errors": errors,
-            "running": sum(t.cancelled() for t in tasks)}  # fmt: skip
+    return {
+        "seconds": seconds,
+        "moves_during": during,
+        "errors": errors,
+        "running": sum(t.cancelled() for t in tasks),
+    }
 
 
 def test_one_clients_thinking_games_leave_another_client_answered(tmp_path: Path) -> None:

@@ -27,20 +27,27 @@ MOVES *= 200
 
 def step(name: str, args: list[str], expect: str, stdin: str = "", timeout: int = 600) -> str:
     started = time.monotonic()
-    proc = subprocess.run([CRAITS, *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout)  # fmt: skip
+    proc = subprocess.run(
+        [CRAITS, *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
     took = time.monotonic() - started
     if proc.returncode != 0 or expect not in proc.stdout:
-        print(f"first hour: {name} failed (exit {proc.returncode}, {took:.0f} s)\n"
-              f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")  # fmt: skip
+        print(
+            f"first hour: {name} failed (exit {proc.returncode}, {took:.0f} s)\n"
+            f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
         sys.exit(1)
     print(f"first hour: {name} ok ({took:.1f} s)")
     return proc.stdout
 
 
 def serve_pages() -> None:
-    proc = subprocess.Popen([CRAITS, "serve", "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [CRAITS, "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -62,18 +69,76 @@ def main() -> None:
     CRAITS = str(Path(sys.argv[1]).resolve() / "craits")
     step("version", ["--version"], "craits ")
     step("demo", ["demo", "--players", "4", "--seed", "3"], "hand")
-    step("play", ["play", "--opponents", "expert", "champion", "greedy", "--seed", "1", *QUICK,
-                  "--record", "mine.jsonl"], "Craits", stdin=MOVES)  # fmt: skip
+    step(
+        "play",
+        [
+            "play",
+            "--opponents",
+            "expert",
+            "champion",
+            "greedy",
+            "--seed",
+            "1",
+            *QUICK,
+            "--record",
+            "mine.jsonl",
+        ],
+        "Craits",
+        stdin=MOVES,
+    )
     step("replay", ["replay", "mine.jsonl"], "")
-    step("tournament", ["tournament", "champion", "champion-search:32", "expert", "greedy",
-                        "--players", "4", "--deals", "2", *QUICK, "--out", "t"],
-         "champion")  # fmt: skip
-    step("train", ["train", "--total-steps", "20000", "--set", "final_eval_deals=2",
-                   "--set", "eval_every=0", "--out", "run", "--no-progress"],
-         "steps in")  # fmt: skip
-    step("play the trained agent", ["tournament", "ppo:run", "random", "random", "random",
-                                    "--players", "4", "--deals", "2", *QUICK, "--out", "t2"],
-         "ppo:run")  # fmt: skip
+    step(
+        "tournament",
+        [
+            "tournament",
+            "champion",
+            "champion-search:32",
+            "expert",
+            "greedy",
+            "--players",
+            "4",
+            "--deals",
+            "2",
+            *QUICK,
+            "--out",
+            "t",
+        ],
+        "champion",
+    )
+    step(
+        "train",
+        [
+            "train",
+            "--total-steps",
+            "20000",
+            "--set",
+            "final_eval_deals=2",
+            "--set",
+            "eval_every=0",
+            "--out",
+            "run",
+            "--no-progress",
+        ],
+        "steps in",
+    )
+    step(
+        "play the trained agent",
+        [
+            "tournament",
+            "ppo:run",
+            "random",
+            "random",
+            "random",
+            "--players",
+            "4",
+            "--deals",
+            "2",
+            *QUICK,
+            "--out",
+            "t2",
+        ],
+        "ppo:run",
+    )
     serve_pages()
     print("first hour: all ok")
 

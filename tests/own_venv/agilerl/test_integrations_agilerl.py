@@ -25,9 +25,27 @@ from tests.experiments.test_integrations import load_example
 
 def test_agilerl_ippo_example_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("agilerl_ippo")
-    assert example.main(["--steps", "400", "--learn-step", "200", "--batch-size", "64",
-                         "--epochs", "1", "--eval-episodes", "3", "--hidden", "32",
-                         "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            [
+                "--steps",
+                "400",
+                "--learn-step",
+                "200",
+                "--batch-size",
+                "64",
+                "--epochs",
+                "1",
+                "--eval-episodes",
+                "3",
+                "--hidden",
+                "32",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] == 400 and result["updates"] == 2
     assert result["decisions_in_training"] == 400 and result["illegal_actions_in_training"] == 0
@@ -44,8 +62,11 @@ def test_ippo_takes_the_masked_action_of_the_seat_to_act_and_the_env_defined_one
     torch.manual_seed(0)
     env = parallel_env(num_players=3, rules=Rules(hand_sizes=(2, 1)))
     agents = env.possible_agents
-    ippo = IPPO([env.observation_space(a) for a in agents],
-                [env.action_space(a) for a in agents], agent_ids=agents)  # fmt: skip
+    ippo = IPPO(
+        [env.observation_space(a) for a in agents],
+        [env.action_space(a) for a in agents],
+        agent_ids=agents,
+    )
     assert list(ippo.actors.keys()) == ["player"]  # one policy shared by the seats
     obs, infos = env.reset(seed=3)
     for _ in range(200):
@@ -62,9 +83,29 @@ def test_ippo_takes_the_masked_action_of_the_seat_to_act_and_the_env_defined_one
 
 def test_agilerl_masked_ppo_example_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("agilerl_ppo")
-    assert example.main(["--steps", "400", "--envs", "2", "--learn-step", "200",
-                         "--batch-size", "64", "--epochs", "1", "--eval-episodes", "3",
-                         "--hidden", "32", "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            [
+                "--steps",
+                "400",
+                "--envs",
+                "2",
+                "--learn-step",
+                "200",
+                "--batch-size",
+                "64",
+                "--epochs",
+                "1",
+                "--eval-episodes",
+                "3",
+                "--hidden",
+                "32",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] == 400 and result["updates"] == 2
     assert result["illegal_actions_in_training"] == 0 < result["checked_actions_in_training"]
@@ -80,8 +121,7 @@ def test_collect_rollouts_stores_the_info_masks_and_the_check_counts_illegal_act
     args = example.make_parser().parse_args(["--envs", "2", "--out", "x"])  # hands 3 2 1
     env = example.make_vector_env(args)
     env.reset(seed=0)
-    agent = PPO(env.single_observation_space, env.single_action_space, num_envs=2,
-                learn_step=40)  # fmt: skip
+    agent = PPO(env.single_observation_space, env.single_action_space, num_envs=2, learn_step=40)
     collect_rollouts(agent, env)
     masks = agent.rollout_buffer.buffer["action_masks"]  # what learn() applies
     actions = agent.rollout_buffer.buffer["actions"]

@@ -51,9 +51,27 @@ def local_algo(local_ray: None) -> Iterator[Any]:
 
 def test_rllib_ppo_example_trains_and_evaluates(tmp_path: Path) -> None:
     example = load_example("rllib_ppo")
-    assert example.main(["--steps", "400", "--batch", "200", "--minibatch", "64", "--epochs",
-                         "1", "--eval-episodes", "3", "--env-runners", "1",
-                         "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert (
+        example.main(
+            [
+                "--steps",
+                "400",
+                "--batch",
+                "200",
+                "--minibatch",
+                "64",
+                "--epochs",
+                "1",
+                "--eval-episodes",
+                "3",
+                "--env-runners",
+                "1",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["steps"] >= 400 and result["iterations"] >= 2
     assert result["illegal_actions_in_training"] == 0
@@ -125,8 +143,7 @@ def test_the_illegal_action_check_counts_actions_drawn_without_the_mask(local_al
     masked = runner.sample(num_timesteps=300, random_actions=False)
     assert sum(craits_rllib.illegal_actions(e)[0] for e in masked) == 0
     unmasked = runner.sample(num_timesteps=300, random_actions=True)  # action_space.sample()
-    bad, checked = map(sum, zip(*(craits_rllib.illegal_actions(e) for e in unmasked),
-                                strict=True))  # fmt: skip
+    bad, checked = map(sum, zip(*(craits_rllib.illegal_actions(e) for e in unmasked), strict=True))
     assert 0 < bad <= checked
     assert runner.get_metrics()[craits_rllib.ILLEGAL_METRIC] == bad  # what the callback logged
 
@@ -135,7 +152,11 @@ def test_policy_mapping_sends_learning_seats_to_the_learner_and_trains_only_it()
     config = craits_rllib.ppo_config(num_players=4, learning_seats=(1, 3), env_runners=0)
     mapping = config.policy_mapping_fn
     assert [mapping(f"player_{s}", None) for s in range(4)] == [
-        "random", "learner", "random", "learner"]  # fmt: skip
+        "random",
+        "learner",
+        "random",
+        "learner",
+    ]
     assert set(config.policies) == {"learner", "random"}
     assert config.policies_to_train == ["learner"]
 
@@ -148,12 +169,19 @@ def test_masked_random_module_plays_legal_actions_reproducibly() -> None:
     rng = np.random.default_rng(1)
     for row in masks:
         row[rng.choice(59, size=int(rng.integers(1, 6)), replace=False)] = 1
-    batch = {"obs": {"observations": np.zeros((50, space["observations"].shape[0]),
-                                              dtype=np.float32), "action_mask": masks}}  # fmt: skip
+    batch = {
+        "obs": {
+            "observations": np.zeros((50, space["observations"].shape[0]), dtype=np.float32),
+            "action_mask": masks,
+        }
+    }
 
     def actions(seed: int) -> np.ndarray:
-        module = cls(observation_space=space, action_space=env.action_space["player_0"],
-                     model_config={"seed": seed})  # fmt: skip
+        module = cls(
+            observation_space=space,
+            action_space=env.action_space["player_0"],
+            model_config={"seed": seed},
+        )
         return module.forward_inference({"obs": dict(batch["obs"])})["actions"]
 
     first = actions(3)
