@@ -77,12 +77,17 @@ function cardFace(card, options = {}) {
   return el("span", { class: classes.join(" "), title, dataset: { card } }, parts);
 }
 
+// "1 card", "2 cards": a number and its noun, singular or plural.
+function counted(n, word, plural = `${word}s`) {
+  return `${n} ${n === 1 ? word : plural}`;
+}
+
 function cardBacks(count, max = 10) {
   const shown = Math.min(count, max);
   const backs = [];
   for (let i = 0; i < shown; i++) backs.push(el("span", { class: "card back small" }));
   if (count > max) backs.push(el("span", { class: "more" }, `+${count - max}`));
-  return el("span", { class: "backs", title: `${count} card(s)` }, backs);
+  return el("span", { class: "backs", title: counted(count, "card") }, backs);
 }
 
 function suitBadge(suit) {

@@ -28,9 +28,9 @@ function seatBox(p, v, me) {
   const notes = [];
   if (p.went_out) notes.push("out");
   if (p.one_card_penalty_pending) notes.push("owes the one-card penalty");
-  if (p.shuffle_pressures) notes.push(`${p.shuffle_pressures} shuffle pressure(s)`);
+  if (p.shuffle_pressures) notes.push(counted(p.shuffle_pressures, "shuffle pressure"));
   if (p.seat === v.dealer) notes.push("dealer");
-  const name = me ? `You (player_${p.seat}) · ${p.cards} card(s)` : `${p.name} (${p.spec})`;
+  const name = me ? `You (player_${p.seat}) · ${counted(p.cards, "card")}` : `${p.name} (${p.spec})`;
   return el("div", { class: "seat" + (v.current_player === p.seat ? " turn" : ""), dataset: { seat: p.seat } },
     el("span", { class: "score" }, `score ${p.score}`),
     el("div", { class: "name" }, name, v.current_player === p.seat ? " ▶" : ""),
@@ -52,10 +52,10 @@ function render(v) {
 
   clear(document.getElementById("top")).append(cardFace(v.top));
   fill(document.getElementById("facts"),
-    el("div", {}, `Hand ${Math.min(v.hand_index + 1, v.hands_in_game)} of ${v.hands_in_game} · ${v.hand_size} card(s) each`),
+    el("div", {}, `Hand ${Math.min(v.hand_index + 1, v.hands_in_game)} of ${v.hands_in_game} · ${counted(v.hand_size, "card")} dealt to each`),
     el("div", {}, "Active suit ", suitBadge(v.active_suit)),
     el("div", {}, v.direction === 1 ? "Play goes left →" : "← Play goes right"),
-    el("div", {}, `Stock: ${v.stock_size} card(s)`),
+    el("div", {}, `Stock: ${counted(v.stock_size, "card")}`),
     v.count ? el("div", { class: "count" }, `COUNT ${v.count}`) : null);
 
   const legal = new Map(v.legal.map((a) => [a.action, a.label]));

@@ -44,10 +44,10 @@ function renderFrame() {
 
   clear(document.getElementById("top")).append(cardFace(f.top));
   fill(document.getElementById("facts"),
-    el("div", {}, `Hand ${f.hand_index + 1} · ${f.hand_size} card(s) each · dealer player_${f.dealer}`),
+    el("div", {}, `Hand ${f.hand_index + 1} · ${counted(f.hand_size, "card")} dealt to each · dealer player_${f.dealer}`),
     el("div", {}, "Active suit ", suitBadge(f.active_suit)),
     el("div", {}, f.direction === 1 ? "Play goes left →" : "← Play goes right"),
-    el("div", {}, `Stock: ${f.stock_size} card(s) · phase ${f.phase.replace("_", " ")}`),
+    el("div", {}, `Stock: ${counted(f.stock_size, "card")} · phase ${f.phase.replace("_", " ")}`),
     f.count ? el("div", { class: "count" }, `COUNT ${f.count}`) : null);
   const d = f.decision;
   document.getElementById("decision").textContent = d ? plainText(`${seatLabel(d.player)}: ${prettyLabel(d.label)}`) : "The deal";
@@ -106,7 +106,7 @@ async function openFile(file, game, seat, atStep) {
   document.getElementById("file-note").textContent = "";
   const data = await load(`/api/records/games?file=${encodeURIComponent(file)}`);
   if (!data) return;
-  document.getElementById("file-note").textContent = `${data.games.length} game(s)`;
+  document.getElementById("file-note").textContent = counted(data.games.length, "game");
   for (const g of data.games) {
     box.append(el("button", { type: "button", dataset: { game: g.game }, onclick: () => openGame(file, g.game, "", 0) }, g.text));
   }
