@@ -246,7 +246,10 @@ def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
     np.testing.assert_array_equal(frame, table_picture(env.unwrapped.aec.game, 1))
     obs, *_ = env.step(first_legal(obs))
     assert env.render().shape == picture_shape(4)
-    with pytest.raises(ValueError, match="render_mode: got 'png'"):
+    with (
+        pytest.warns(UserWarning, match="render_mode='png' that is not in the possible"),
+        pytest.raises(ValueError, match="render_mode: got 'png'"),
+    ):  # gymnasium.make warns first, then the environment refuses in one line
         gymnasium.make(GYM_ENV_ID, render_mode="png")
 
 
