@@ -1,0 +1,199 @@
+"""The heuristic bots compiled over the batched engine's rows: :class:`CompiledBot`.
+
+:mod:`craits.agents.heuristics`' bots read a :class:`~craits_env.public.SeatView` of a Python
+:class:`~craits_env.Game`; their twins here read a row of a
+:class:`~craits_env.vector.VectorGame` (its arrays, :mod:`craits_env.vector.layout`) and decide
+for many rows in one compiled call, **identical decision for decision**: the same choices and
+the same tie-breaks (``tests/agents/test_compiled_bots.py`` holds each one to its Python bot
+over thousands of positions of random-option games, 2-10 players, one and two decks).
+
+>>> import numpy as np
+>>> from craits_env.vector import VectorGame
+>>> vg = VectorGame(8, num_players=4, seed=0)
+>>> bot = CompiledBot("greedy")
+>>> actions = bot.act(vg)  # every row's acting seat; bot.act(vg, rows=[0, 3]) for some
+>>> rewards, done = vg.step(actions)
+>>> (bot.name, bot.version, actions.shape, actions.dtype == np.int64)
+('greedy', 1, (8,), True)
+
+``act(game, rows=None, out=None)`` returns, for each row asked (all by default), the action
+the Python bot would take for that row's acting seat (int64); ``ValueError`` for a row that
+is over or not in the game. The bots are deterministic (they draw nothing) and, so far, read
+only the position: the row is all they need (``greedy``: :func:`greedy_action`). A bot that
+reads public memory (``expert``'s record of who showed a suit missing) will keep it in arrays
+of its own, one row per game, updated as the game advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from craits_env.actions import (
+    CALL_BASE,
+    DECLARE,
+    DRAW,
+    PHASE_CALL_SUIT,
+    PHASE_DECLARE,
+    PHASE_GAME_OVER,
+)
+from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF
+from craits_env.scoring import CARD_POINTS
+from craits_env.vector import VectorGame, rows
+from craits_env.vector.jit import announce_first_use, entry, inner
+from craits_env.vector.layout import HELD1, HELD2, I_CURRENT, I_PHASE
+
+from .heuristics import GreedyAgent
+
+NO_ACTION = -1
+"""The action of a row with no decision (never returned by :meth:`CompiledBot.act`)."""
+
+CARDS = (1 << NUM_CARDS) - 1  # the card bits of a legal-action set
+POINTS = np.array([CARD_POINTS[RANK_OF[c]] for c in range(NUM_CARDS)], np.int64)  # R8.2
+SUIT_BITS = np.array(
+    [sum(1 << c for c in range(s * NUM_RANKS, (s + 1) * NUM_RANKS)) for s in range(NUM_SUITS)],
+    np.int64,
+)
+# GreedyAgent.play: the most points, ties to the highest card index — the first card of this
+# order that is legal is the one its loop keeps (``>=`` over ascending ids).
+GREEDY_ORDER = np.array(sorted(range(NUM_CARDS), key=lambda c: (-POINTS[c], -c)), np.int64)
+
+
+@inner
+def bit_count(x: int) -> int:
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+@inner
+def lowest_bit(x: int) -> int:
+    """The index of the lowest set bit of ``x`` (> 0)."""
+    i = 0
+    while not (x >> i) & 1:
+        i += 1
+    return i
+
+
+@inner
+def suit_holding(st: Any, b: int, q: int, suit: int) -> tuple[int, int]:
+    """Seat ``q``'s cards of ``suit`` (8s and 9s included, every copy) and their points."""
+    one, two = st[b, HELD1 + q] & SUIT_BITS[suit], st[b, HELD2 + q] & SUIT_BITS[suit]
+    points = 0
+    x = one
+    while x:
+        c = lowest_bit(x)
+        points += POINTS[c] * (2 if (two >> c) & 1 else 1)
+        x &= x - 1
+    return bit_count(one) + bit_count(two), points
+
+
+@inner
+def greedy_call(st: Any, b: int, legal: int) -> int:
+    """``GreedyAgent.call``: the legal suit held most, by points on a tie, then the lowest."""
+    q = st[b, I_CURRENT]
+    best, best_held, best_points = NO_ACTION, -1, -1
+    for suit in range(NUM_SUITS):
+        if not (legal >> (CALL_BASE + suit)) & 1:
+            continue
+        held, points = suit_holding(st, b, q, suit)
+        if held > best_held or (held == best_held and points > best_points):
+            best, best_held, best_points = CALL_BASE + suit, held, points
+    return best
+
+
+@inner
+def greedy_action(st: Any, p: Any, b: int) -> int:
+    """``GreedyAgent.act`` for row ``b``'s acting seat (``NO_ACTION`` once it is over): the only
+    legal action if there is one (R3.6); DECLARE when asked (R7.1); the suit call of
+    :func:`greedy_call` (R3.2, R4); else the legal card with the most points (R8.2, the count's
+    aces and twos too, R5.2), the highest index on a tie, DRAW if none (R3.3)."""
+    legal = rows.legal_bits(st, p, b)
+    if legal == 0:
+        return NO_ACTION
+    if legal & (legal - 1) == 0:
+        return lowest_bit(legal)
+    phase = st[b, I_PHASE]
+    if phase == PHASE_DECLARE:
+        return DECLARE
+    if phase == PHASE_CALL_SUIT:
+        return greedy_call(st, b, legal)
+    cards = legal & CARDS
+    for i in range(NUM_CARDS):
+        c = GREEDY_ORDER[i]
+        if (cards >> c) & 1:
+            return c
+    return DRAW
+
+
+@entry
+def greedy_actions(st: Any, p: Any, which: Any, out: Any) -> None:
+    """``out[i]`` := :func:`greedy_action` of row ``which[i]``."""
+    for i in range(which.shape[0]):
+        out[i] = greedy_action(st, p, which[i])
+
+
+_KERNELS = {"greedy": greedy_actions}
+_PYTHON_TWINS = {"greedy": GreedyAgent}
+COMPILED_BOTS: tuple[str, ...] = tuple(_KERNELS)
+"""The bots compiled so far (their spec names)."""
+
+
+class CompiledBot:
+    """A heuristic bot (a name of :data:`COMPILED_BOTS`) deciding for rows of a VectorGame.
+
+    ``name`` and ``version`` are its Python twin's (``greedy@1``): the same player. See the
+    module docstring."""
+
+    def __init__(self, name: str) -> None:
+        if name not in _KERNELS:
+            raise ValueError(f"compiled bot: got {name!r}, allowed one of {list(COMPILED_BOTS)}")
+        twin = _PYTHON_TWINS[name]
+        self.name: str = twin.name
+        self.version: int = twin.version
+        self._kernel = _KERNELS[name]
+
+    def act(
+        self,
+        game: VectorGame,
+        rows: Sequence[int] | np.ndarray | None = None,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The bot's action for the acting seat of each row of ``rows`` (default: every row),
+        int64; ``out`` (int64, one per row asked) is filled and returned when given."""
+        st, p = game.state.st, game.state.params
+        which = _rows(rows, game.num_envs)
+        over = np.flatnonzero(st[which, I_PHASE] == PHASE_GAME_OVER)
+        if over.size:
+            raise ValueError(
+                f"rows: row {int(which[over[0]])} is over (no decision); allowed rows in play"
+            )
+        if out is None:
+            out = np.empty(which.size, np.int64)
+        elif out.shape != (which.size,) or out.dtype != np.int64 or not out.flags.c_contiguous:
+            raise ValueError(
+                f"out: got {out.dtype} {out.shape}, allowed C-contiguous int64 ({which.size},)"
+            )
+        announce_first_use(self._kernel)
+        self._kernel(st, p, which, out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"CompiledBot({self.name!r})"
+
+
+def _rows(rows: Sequence[int] | np.ndarray | None, num_envs: int) -> np.ndarray:
+    if rows is None:
+        return np.arange(num_envs, dtype=np.int64)
+    which = np.asarray(rows)
+    if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
+        raise ValueError(f"rows: allowed a list of row indices from 0 to {num_envs - 1}")
+    if which.size and (which.min() < 0 or which.max() >= num_envs):
+        raise ValueError(
+            f"rows: got {int(which.min())}..{int(which.max())}, allowed 0 to {num_envs - 1}"
+        )
+    return np.ascontiguousarray(which, np.int64)
