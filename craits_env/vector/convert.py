@@ -4,7 +4,7 @@
 <craits_env.Game.snapshot>` (docs/interface.md; ``Game.from_snapshot`` reads it back);
 :func:`load_game` copies a :class:`~craits_env.Game` into a row, checking what the exact
 int64 representation needs (``layout``): scores and the current hand's penalties must be
-what play produces, the game must have its deal and a PCG64 generator.
+what play produces, the game must have its deal, and its generator (if any) be a PCG64.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..game_state import CTX_NORMAL, PENDING_ROLES
 from ..scoring import PRESSURE_BASE, pressure_costs
 from . import kernel
 from . import layout as L
-from .rng import load_state
+from .rng import export_state, load_state
 from .state import VectorState
 
 _EXACT = 1 << 53  # card points must stay below this (layout)
@@ -182,9 +182,11 @@ def load_game(
     determinized: bool = False,
 ) -> None:
     """Row ``b`` := a copy of ``g`` (every field the kernels read); ``ValueError`` before any
-    change if ``g`` does not fit. ``determinized=True`` also takes a copy whose deal is
-    unknown (:meth:`Game.determinized <craits_env.Game.determinized>`, for search rollouts:
-    ``craits.agents.search_rollouts``); the row's deal is then zeros, not a real deck order."""
+    change if ``g`` does not fit. Its generator: ``generator_state``, else ``g``'s own, else
+    (a game rebuilt from a snapshot without ``"resume"``) row ``b``'s goes on.
+    ``determinized=True`` also takes a copy whose deal is unknown (:meth:`Game.determinized
+    <craits_env.Game.determinized>`, for search rollouts: ``craits.agents.search_rollouts``);
+    the row's deal is then zeros, not a real deck order."""
     n = state.num_players
     if not isinstance(g, Game):
         _fail("game", f"got {type(g).__name__}, allowed a craits_env.Game")
@@ -198,11 +200,8 @@ def load_game(
         _fail("game", "its deal is unknown (a determinized copy)")
     if resume["scheduled_deals"] or resume["scheduled_reshuffles"]:
         _fail("game", "it has scripted deck orders (deals=, reshuffles=) still to use")
-    if generator_state is None:
-        generator_state = resume["generator"]
-        if generator_state is None:
-            _fail("generator_state", "none given and the game has no generator")
-    assert generator_state is not None
+    if generator_state is None:  # the game's own generator, else the row's goes on
+        generator_state = resume["generator"] or export_state(state.st, b)
     points, k0 = [], []
     for q in range(n):
         k = g.shuffle_pressures[q]

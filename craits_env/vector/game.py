@@ -44,13 +44,22 @@ class VectorGame:
             into the games that follow it in row ``b``. ``None``: fresh OS entropy.
         reward: the reward mode of ``craits_v0`` (:mod:`craits_env.rewards`).
         auto_reset: a finished game is replaced at once by the next game of its row
-            (``step`` flags it); with ``False`` it stays over until :meth:`reset`.
+            (``step`` flags it); with ``False`` it stays over (held) until :meth:`reset`,
+            while ``step`` goes on with the games still in play.
 
     ``step(actions)`` takes one legal action per game (``ValueError`` naming the first
     illegal one, and nothing changes) and returns ``(rewards, done)``: float32
     ``(B, num_players)``, every seat's reward of that step in the reward mode (the hands the
     step finished, and the game's reward when it ended — as ``craits_v0`` pays them), and
     bool ``(B,)``, "this game ended (and, with auto-reset, a new one began)".
+
+    Without auto-reset, a game that is over is held: ``step`` skips it — its action is
+    ignored (any integer: -1, what :class:`~craits_env.vector.RandomPolicy` gives an
+    all-zero mask, or anything a network samples), its rewards are 0 and ``done`` stays
+    True (``done`` is then :meth:`is_over` after the step) — and its state, observation
+    (the final position seen by seat 0, as :meth:`observe` gives it) and all-zero mask
+    stay as they are, until :meth:`reset`. So a fixed set of games is played to the end
+    with ``while not vg.is_over().all()``; a ``step`` with every game over raises.
     :meth:`legal_mask` gives int8 ``(B, 59)``; :meth:`observe` the float32 observation of
     each game's acting seat, identical to ``craits_v0``'s; :meth:`snapshot` one game as
     :meth:`Game.snapshot <craits_env.Game.snapshot>` gives it, equal key for key.
@@ -127,8 +136,8 @@ class VectorGame:
         fill, filled here with the next decision's observations and masks — the same values,
         written while each game's state is hot (faster than the separate calls).
 
-        ``ValueError`` naming the first game whose action is not legal (or that is over,
-        without auto-reset); nothing changes then.
+        ``ValueError`` naming the first game in play whose action is not legal, or when
+        every game is over (without auto-reset: held games are skipped); nothing changes then.
         """
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
@@ -137,6 +146,8 @@ class VectorGame:
                 f"({self.num_envs},)"
             )
         acts = np.ascontiguousarray(acts, np.int64)
+        if not self.auto_reset and self.is_over().all():
+            raise ValueError("step: every game is over; reset() them first (auto_reset=False)")
         obs = self._no_obs if observe_into is None else self._obs_out(observe_into)
         mask = self._no_mask if mask_into is None else self._mask_out(mask_into)
         rewards = np.zeros((self.num_envs, self.num_players), np.float32)
@@ -168,8 +179,6 @@ class VectorGame:
 
     def _illegal(self, b: int, action: int) -> str:
         ints = self.state.st[b]
-        if ints[layout.I_PHASE] == PHASE_GAME_OVER:
-            return f"actions[{b}]: game {b} is over; reset it first (auto_reset=False)"
         name = action_str(action) if 0 <= action < NUM_ACTIONS else "not an action id"
         allowed = ", ".join(f"{a} ({action_str(a)})" for a in self.legal_actions(b))
         return (
@@ -273,12 +282,24 @@ class VectorGame:
         """Game ``i``'s legal action ids, ascending (``Game.legal_actions``)."""
         return tuple(convert.legal_actions(self.state, self._game_index(i)))
 
-    def snapshot(self, i: int, *, legal: Sequence[int] | None = None) -> dict[str, Any]:
+    def snapshot(
+        self, i: int, *, legal: Sequence[int] | None = None, resume: bool = False
+    ) -> dict[str, Any]:
         """Game ``i`` as ``Game.snapshot()`` gives it (every key, equal values). ``legal``:
-        its legal actions when the caller has them already (a :meth:`legal_mask` row)."""
-        return convert.snapshot(
-            self.state, self._game_index(i), None if legal is None else list(legal)
-        )
+        its legal actions when the caller has them already (a :meth:`legal_mask` row).
+        ``resume=True`` adds ``Game.snapshot(resume=True)``'s ``"resume"``: the row's
+        generator, so that ``Game.from_snapshot`` gives a game that goes on as this row does
+        (its deals and reshuffles to come)."""
+        b = self._game_index(i)
+        snap = convert.snapshot(self.state, b, None if legal is None else list(legal))
+        if resume:
+            snap["resume"] = {
+                "generator": self.generator_state(b),
+                "scheduled_deals": [],
+                "scheduled_reshuffles": [],
+                "recorded": None,
+            }
+        return snap
 
     def scores(self, i: int) -> list[int]:
         """Game ``i``'s exact scores (Python ints)."""
@@ -348,7 +369,9 @@ class VectorGame:
         self, i: int, game: Game, generator_state: Mapping[str, Any] | None = None
     ) -> None:
         """Put a copy of the Python ``game`` (same players and rules) into row ``i``; its future
-        randomness comes from ``generator_state`` (default: ``game``'s own PCG64 generator)."""
+        randomness comes from ``generator_state``, by default ``game``'s own PCG64 generator
+        — or, for a game without one (``Game.from_snapshot`` of a snapshot without
+        ``"resume"``), row ``i``'s generator goes on (as :meth:`reset` would draw from it)."""
         convert.load_game(self.state, self._game_index(i), game, generator_state)
 
     def _game_index(self, i: object) -> int:

@@ -73,7 +73,8 @@ def step(
     step's hand rewards, then the game's (as ``craits_v0`` adds them) — and ``done``; and,
     unless they have no rows, each game's next observation into ``obs`` (offsets ``o``) and
     legal mask into ``mask``, while its state is still in the cache (games left to Python
-    are written by Python after it resets them)."""
+    are written by Python after it resets them). A game over before the step (held, without
+    auto-reset) is skipped: its action is ignored, its rewards are 0 and ``done`` True."""
     st, cd, p, sizes, deck = unowned(st), unowned(cd), unowned(p), unowned(sizes), unowned(deck)
     o, scaled = unowned(o), unowned(scaled)
     write_obs, write_masks = obs.shape[0] > 0, mask.shape[0] > 0
@@ -83,7 +84,7 @@ def step(
         mask = unowned(mask)
     num = actions.shape[0]
     for b in range(num):
-        if not is_legal(st, p, b, actions[b]):
+        if st[b, I_PHASE] != PHASE_GAME_OVER and not is_legal(st, p, b, actions[b]):
             return b, 0
     n = p[P_PLAYERS]
     auto = p[P_AUTO_RESET] != 0
@@ -94,9 +95,14 @@ def step(
         st[b, I_FIX] = 0
         first = st[b, I_HAND_INDEX]
         st[b, I_STEP_HAND] = first
-        apply(st, cd, p, sizes, deck, b, actions[b])
+        held = st[b, I_PHASE] == PHASE_GAME_OVER  # over before this step (no auto-reset)
+        if not held:
+            apply(st, cd, p, sizes, deck, b, actions[b])
         over = st[b, I_PHASE] == PHASE_GAME_OVER
-        if st[b, I_HAND_INDEX] > first or over:
+        if held:
+            for q in range(n):
+                rewards[b, q] = 0.0
+        elif st[b, I_HAND_INDEX] > first or over:
             for q in range(n):
                 acc[q] = 0.0
             exact = True

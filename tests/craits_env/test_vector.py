@@ -195,8 +195,8 @@ def test_without_auto_reset_a_finished_game_waits_for_reset() -> None:
     assert over["phase"] == "game_over" and over["winners"]
     if vg.is_over()[1]:
         vg.reset([1])
-    with pytest.raises(ValueError, match=r"game 0 is over; reset it first"):
-        vg.step(np.array([0, vg.legal_actions(1)[0]]))
+    rewards, done = vg.step(np.array([99, vg.legal_actions(1)[0]]))  # row 0 held: 99 ignored
+    assert vg.snapshot(0) == over and done[0] and not rewards[0].any()
     rng = np.random.default_rng(derive_seed(3, 0))
     Game(3, Rules(hand_sizes=(1,)), rng=rng)  # the first game of row 0
     vg.reset([0])
