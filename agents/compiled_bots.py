@@ -18,10 +18,13 @@ over thousands of positions of random-option games, 2-10 players, one and two de
 
 ``act(game, rows=None, out=None)`` returns, for each row asked (all by default), the action
 the Python bot would take for that row's acting seat (int64); ``ValueError`` for a row that
-is over or not in the game. The bots are deterministic (they draw nothing) and, so far, read
-only the position: the row is all they need (``greedy``: :func:`greedy_action`). A bot that
-reads public memory (``expert``'s record of who showed a suit missing) will keep it in arrays
-of its own, one row per game, updated as the game advances.
+is over or not in the game. The bots are deterministic (they draw nothing) and the two
+compiled so far read only the position, which the row holds: ``greedy``
+(:func:`greedy_action`) and ``tactician`` (:mod:`craits.agents.compiled_tactician`, its
+weights read from :class:`~craits.agents.heuristics.TacticianAgent` when the bot is made).
+``expert`` also reads public memory (the record of who showed a suit, a wild or the count's
+cards missing, :class:`~craits_env.public_tracker.PublicTracker`): its twin will keep that in
+arrays of its own, one row per game, updated as each row advances.
 """
 
 from __future__ import annotations
@@ -39,68 +42,33 @@ from craits_env.actions import (
     PHASE_DECLARE,
     PHASE_GAME_OVER,
 )
-from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF
-from craits_env.scoring import CARD_POINTS
+from craits_env.cards import NUM_CARDS, NUM_SUITS
 from craits_env.vector import VectorGame, rows
 from craits_env.vector.jit import announce_first_use, entry, inner
 from craits_env.vector.layout import HELD1, HELD2, I_CURRENT, I_PHASE
 
-from .heuristics import GreedyAgent
+from .compiled_cards import CARDS, POINTS, SUIT_BITS, copies, lowest_bit, points_by_suit
+from .compiled_tactician import tactician_actions, weights
+from .heuristics import GreedyAgent, TacticianAgent
 
 NO_ACTION = -1
 """The action of a row with no decision (never returned by :meth:`CompiledBot.act`)."""
 
-CARDS = (1 << NUM_CARDS) - 1  # the card bits of a legal-action set
-POINTS = np.array([CARD_POINTS[RANK_OF[c]] for c in range(NUM_CARDS)], np.int64)  # R8.2
-SUIT_BITS = np.array(
-    [sum(1 << c for c in range(s * NUM_RANKS, (s + 1) * NUM_RANKS)) for s in range(NUM_SUITS)],
-    np.int64,
-)
 # GreedyAgent.play: the most points, ties to the highest card index — the first card of this
 # order that is legal is the one its loop keeps (``>=`` over ascending ids).
 GREEDY_ORDER = np.array(sorted(range(NUM_CARDS), key=lambda c: (-POINTS[c], -c)), np.int64)
 
 
 @inner
-def bit_count(x: int) -> int:
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
-
-
-@inner
-def lowest_bit(x: int) -> int:
-    """The index of the lowest set bit of ``x`` (> 0)."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
-
-
-@inner
-def suit_holding(st: Any, b: int, q: int, suit: int) -> tuple[int, int]:
-    """Seat ``q``'s cards of ``suit`` (8s and 9s included, every copy) and their points."""
-    one, two = st[b, HELD1 + q] & SUIT_BITS[suit], st[b, HELD2 + q] & SUIT_BITS[suit]
-    points = 0
-    x = one
-    while x:
-        c = lowest_bit(x)
-        points += POINTS[c] * (2 if (two >> c) & 1 else 1)
-        x &= x - 1
-    return bit_count(one) + bit_count(two), points
-
-
-@inner
 def greedy_call(st: Any, b: int, legal: int) -> int:
     """``GreedyAgent.call``: the legal suit held most, by points on a tie, then the lowest."""
     q = st[b, I_CURRENT]
+    one, two = st[b, HELD1 + q], st[b, HELD2 + q]
     best, best_held, best_points = NO_ACTION, -1, -1
     for suit in range(NUM_SUITS):
         if not (legal >> (CALL_BASE + suit)) & 1:
             continue
-        held, points = suit_holding(st, b, q, suit)
+        held, points = copies(one, two, SUIT_BITS[suit]), points_by_suit(one, two, suit)
         if held > best_held or (held == best_held and points > best_points):
             best, best_held, best_points = CALL_BASE + suit, held, points
     return best
@@ -131,14 +99,14 @@ def greedy_action(st: Any, p: Any, b: int) -> int:
 
 
 @entry
-def greedy_actions(st: Any, p: Any, which: Any, out: Any) -> None:
-    """``out[i]`` := :func:`greedy_action` of row ``which[i]``."""
+def greedy_actions(st: Any, p: Any, w: Any, which: Any, out: Any) -> None:
+    """``out[i]`` := :func:`greedy_action` of row ``which[i]`` (``w``: no weights)."""
     for i in range(which.shape[0]):
         out[i] = greedy_action(st, p, which[i])
 
 
-_KERNELS = {"greedy": greedy_actions}
-_PYTHON_TWINS = {"greedy": GreedyAgent}
+_KERNELS = {"greedy": greedy_actions, "tactician": tactician_actions}
+_PYTHON_TWINS: dict[str, type[GreedyAgent]] = {"greedy": GreedyAgent, "tactician": TacticianAgent}
 COMPILED_BOTS: tuple[str, ...] = tuple(_KERNELS)
 """The bots compiled so far (their spec names)."""
 
@@ -156,6 +124,7 @@ class CompiledBot:
         self.name: str = twin.name
         self.version: int = twin.version
         self._kernel = _KERNELS[name]
+        self._weights = weights(twin) if name != "greedy" else np.zeros(0, np.float64)
 
     def act(
         self,
@@ -179,7 +148,7 @@ class CompiledBot:
                 f"out: got {out.dtype} {out.shape}, allowed C-contiguous int64 ({which.size},)"
             )
         announce_first_use(self._kernel)
-        self._kernel(st, p, which, out)
+        self._kernel(st, p, self._weights, which, out)
         return out
 
     def __repr__(self) -> str:

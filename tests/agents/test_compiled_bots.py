@@ -13,6 +13,7 @@ from __future__ import annotations
 import doctest
 import json
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ import pytest
 
 from craits.agents import compiled_bots
 from craits.agents.compiled_bots import COMPILED_BOTS, CompiledBot
-from craits.agents.heuristics import GreedyAgent
+from craits.agents.heuristics import GreedyAgent, TacticianAgent
 from craits_env import Game, Phase, Rules
 from craits_env.actions import DRAW, action_str
 from craits_env.cards import RANK_OF
@@ -31,7 +32,7 @@ from craits_env.seeding import derive_seed
 from craits_env.testing.random_rules import random_config
 from craits_env.vector import VectorGame
 
-TWINS = {"greedy": GreedyAgent}
+TWINS: dict[str, type[GreedyAgent]] = {"greedy": GreedyAgent, "tactician": TacticianAgent}
 
 
 @dataclass
@@ -120,10 +121,25 @@ def test_greedy_is_the_python_greedy() -> None:
     assert tally.decks == {1, 2} and len(tally.players) == 9, tally
 
 
+def test_tactician_is_the_python_tactician_fast() -> None:
+    tally = play_lockstep("tactician", seed=3, configs=10, rows=8, steps=16)
+    assert tally.positions > 500 and tally.decks == {1, 2}, tally
+
+
+@pytest.mark.slow
+def test_tactician_is_the_python_tactician() -> None:
+    """Thousands of positions of random-option games, every phase: the values' doubles
+    (threes, chains of 6s and kings, the count, wilds kept) as the Python bot's."""
+    tally = play_lockstep("tactician", seed=4, configs=200, rows=16, steps=40)
+    assert tally.positions > 50_000, tally
+    assert min(tally.phases[p.name] for p in Phase if p != Phase.GAME_OVER) > 1000, tally
+    assert tally.decks == {1, 2} and len(tally.players) == 9, tally
+
+
 def test_the_twins_are_the_same_players() -> None:
     """A compiled bot is its Python twin's player: the same name and version (stored results
     are keyed by them, so a change of the Python bot's play must reach its twin)."""
-    assert COMPILED_BOTS == ("greedy",)
+    assert COMPILED_BOTS == ("greedy", "tactician")
     for name in COMPILED_BOTS:
         bot, twin = CompiledBot(name), TWINS[name]
         assert (bot.name, bot.version) == (twin.name, twin.version)
@@ -163,7 +179,9 @@ def test_bad_input_is_refused_in_one_line() -> None:
     with pytest.raises(ValueError, match="row 0 is over") as info:
         bot.act(one)
     assert "\n" not in str(info.value)
-    with pytest.raises(ValueError, match="allowed one of \\['greedy'\\]") as info:
+    with pytest.raises(
+        ValueError, match=re.escape(f"allowed one of {list(COMPILED_BOTS)}")
+    ) as info:
         CompiledBot("random")
 
 
