@@ -19,6 +19,7 @@ for agent in env.agent_iter():
 | Observation | `Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (59,)))` |
 | Episode | one game: the whole schedule of hands (15 by default) |
 | Import | `from craits_env import craits_v0` |
+| Parallel | `craits_v0.parallel_env(...)`: one decision a step, the waiting seats' masks in `infos` (:mod:`craits_env.parallel_view`) |
 
 **Observation.** One flat float32 vector from
 :class:`craits_env.observation.ObservationEncoder`; its slice table is in that
@@ -54,7 +55,8 @@ keeps the public history bots use (``env.unwrapped.seat_view(agent)``); ``auto_f
 applies decisions with a single legal action automatically (they are still
 counted by the engine, R3.6); ``max_steps=N`` truncates the episode after N
 ``step`` calls. ``reset(seed, options)`` takes ``options={"deck": [...],
-"dealer": seat}`` (docs/interface.md). ``env.unwrapped.snapshot()`` returns the
+"dealer": seat}`` (docs/interface.md); another key is a ``ValueError``, except
+``"options"``, which PettingZoo's API tests pass and which is ignored. ``env.unwrapped.snapshot()`` returns the
 whole state (god's view); ``env.unwrapped.game`` is the engine.
 
 **Saving and branching.** ``env.unwrapped.state()`` is everything the environment holds
@@ -77,7 +79,6 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -89,6 +90,7 @@ from .actions import NUM_ACTIONS
 from .engine import Game
 from .env_state import EnvState
 from .observation import ObservationEncoder, legal_mask
+from .parallel_view import CraitsParallelEnv
 from .public import PublicGame, SeatView
 from .render_text import render_table
 
@@ -104,6 +106,10 @@ if TYPE_CHECKING:
     from .vector.single import SingleGame
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
+RESET_OPTIONS = ("deck", "dealer")  # reset(options=...)'s keys
+# PettingZoo's api_test and parallel_api_test check reset's signature with
+# options={"options": 1}: that key is ignored; any other unknown key is a ValueError.
+PETTINGZOO_PROBE = "options"
 
 
 def game_over_infos(
@@ -144,6 +150,12 @@ class ActionSpace(spaces.Discrete):
 def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's standard wrappers for classic games."""
     return wrap_classic(raw_env(**kwargs), illegal_reward=-1)
+
+
+def parallel_env(**kwargs: Any) -> CraitsParallelEnv:
+    """``env(**kwargs)`` as a PettingZoo ``ParallelEnv``, one decision a step: who decides,
+    what the waiting seats see (:mod:`craits_env.parallel_view`; docs/environments.md)."""
+    return CraitsParallelEnv(env(**kwargs))
 
 
 class raw_env(EnvState, AECEnv, EzPickle):
@@ -244,12 +256,10 @@ class raw_env(EnvState, AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = dict(options or {})
-        unknown = sorted(set(options) - {"deck", "dealer"})
-        if unknown:  # PettingZoo's api_test passes a dummy key: warn, do not fail
-            warnings.warn(
-                f"reset options: ignoring unknown key(s) {unknown}; known: 'deck', 'dealer'",
-                stacklevel=2,
-            )
+        unknown = sorted(map(str, set(options) - {*RESET_OPTIONS, PETTINGZOO_PROBE}))
+        if unknown:
+            allowed = ", ".join(map(repr, RESET_OPTIONS))
+            raise ValueError(f"reset options: unknown key(s) {unknown}; allowed {allowed}")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         elif self._rng is None:

@@ -7,10 +7,11 @@ that need the libraries run in their own venvs: tests/own_venv/."""
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 from craits_env import DRAW, Rules, craits_v0
 from craits_env.extras import MissingExtra
@@ -79,16 +80,39 @@ def test_policy_mapping_reads_the_seat_from_the_agent_name() -> None:
 
 
 def test_parallel_view_passes_pettingzoos_parallel_api_and_seed_tests() -> None:
-    # PettingZoo's API test resets with options={"options": ...}: the key is named, then ignored
-    with pytest.warns(
-        UserWarning, match=r"^reset options: ignoring unknown key\(s\) \['options'\]"
+    """Without a warning: PettingZoo's API test resets with options={"options": 1}, which the
+    environment ignores (another unknown key is a ValueError)."""
+    assert craits_agilerl.parallel_env is craits_v0.parallel_env  # the AgileRL name still works
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parallel_api_test(craits_v0.parallel_env(num_players=3, rules=SHORT), num_cycles=300)
+        parallel_seed_test(lambda: craits_v0.parallel_env(num_players=3, rules=SHORT))
+
+
+def test_reset_ignores_pettingzoos_probe_key_and_refuses_other_unknown_keys() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(craits_v0.env(num_players=3, rules=SHORT), num_cycles=100)
+    # Left: PettingZoo's own notes on Dict observations (its classic games' convention).
+    assert not [w for w in caught if "option" in str(w.message)]
+    aec = craits_v0.env(num_players=3)
+    parallel = craits_v0.parallel_env(num_players=3)
+    for env, game_of in (
+        (aec, lambda: aec.unwrapped.game),
+        (parallel, lambda: parallel.aec.unwrapped.game),
     ):
-        parallel_api_test(craits_agilerl.parallel_env(num_players=3, rules=SHORT), num_cycles=300)
-    parallel_seed_test(lambda: craits_agilerl.parallel_env(num_players=3, rules=SHORT))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env.reset(seed=0, options={"options": 1, "dealer": 2})
+        assert game_of().dealer == 2
+        with pytest.raises(
+            ValueError, match=r"^reset options: unknown key\(s\) \['dealr'\]; allowed 'deck', "
+        ):
+            env.reset(seed=0, options={"dealr": 1})
 
 
 def test_parallel_view_says_who_decides_and_replays_the_aec_game() -> None:
-    env = craits_agilerl.parallel_env(num_players=4, rules=SHORT)
+    env = craits_v0.parallel_env(num_players=4, rules=SHORT)
     reference = craits_v0.env(num_players=4, rules=SHORT)
     obs, infos = env.reset(seed=7)
     reference.reset(seed=7)
@@ -119,6 +143,10 @@ def test_parallel_view_says_who_decides_and_replays_the_aec_game() -> None:
         if any(terminations.values()):
             assert all(terminations.values()) and env.agents == []
             assert all(info["env_defined_actions"] == DRAW for info in infos.values())
+            for a in env.possible_agents:  # the AEC game's last info added: the result
+                result = {k: infos[a][k] for k in ("winners", "scores", "place")}
+                assert result == reference.infos[a]
+            assert infos["player_0"]["scores"] == list(reference.unwrapped.game.scores)
     game = reference.unwrapped.game
     assert game.is_over and env.illegal_actions == 0 < env.decisions
     points = np.array([sum(h[s] for h in game.hand_points) for s in range(4)], dtype=float)
@@ -127,7 +155,7 @@ def test_parallel_view_says_who_decides_and_replays_the_aec_game() -> None:
 
 
 def test_parallel_view_refuses_a_missing_action_and_ends_on_an_illegal_one() -> None:
-    env = craits_agilerl.parallel_env(num_players=2, rules=SHORT)
+    env = craits_v0.parallel_env(num_players=2, rules=SHORT)
     _, infos = env.reset(seed=1)
     acting = next(a for a, i in infos.items() if i["env_defined_actions"] is None)
     other = next(a for a in env.possible_agents if a != acting)
