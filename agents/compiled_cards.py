@@ -39,22 +39,23 @@ COUNTER_BITS = int(RANK_BITS[ACE] | RANK_BITS[TWO])  # R5.2: the count's cards
 PLAIN_BITS = np.array([int(SUIT_BITS[s]) & ~WILD_BITS for s in range(NUM_SUITS)], np.int64)
 
 
+# Bit counting in a few word operations (SWAR), for masks below 2**56 (cards and actions).
+_M1, _M2, _M4, _BYTES = 0x55555555555555, 0x33333333333333, 0x0F0F0F0F0F0F0F, 0x01010101010101
+
+
 @inner
 def bit_count(x: int) -> int:
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
+    """The set bits of ``x`` (0 <= x < 2**56)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return ((x * _BYTES) >> 48) & 0xFF  # the bytes' sum in the seventh byte (wrapping is fine)
 
 
 @inner
 def lowest_bit(x: int) -> int:
-    """The index of the lowest set bit of ``x`` (> 0)."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+    """The index of the lowest set bit of ``x`` (0 < x < 2**56)."""
+    return bit_count((x & -x) - 1)
 
 
 @inner
