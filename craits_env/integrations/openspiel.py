@@ -1,8 +1,12 @@
 """Craits as an OpenSpiel game: ``python_craits`` (``pip install 'craits[openspiel]'``).
 
 Importing this module registers the game; then ``pyspiel.load_game("python_craits(players=4)")``
-runs every OpenSpiel algorithm and bot that takes a sequential imperfect-information game
-(IS-MCTS, MCTS, policy evaluation, ``random_sim_test`` …). docs/openspiel.md has the details.
+runs OpenSpiel's search bots (IS-MCTS, MCTS), ``random_sim_test`` and its RL environment
+(``rl_environment.Environment(game, observation_type=ObservationType.OBSERVATION)``: the
+default is the information-state tensor, 46,137 floats at 4 players), not the algorithms
+that walk the whole tree (policy evaluation, CFR: 53 chance nodes come before the first
+decision).
+docs/openspiel.md has the details and what was checked.
 
 Parameters: ``players`` (2–10) and every :class:`~craits_env.rules.Rules` option under its
 own name (``face_cards=True``, ``seven_hits=next_but_one`` …). Two differ in spelling, for
