@@ -265,9 +265,13 @@ def test_decisions_use_only_what_the_seat_may_know() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"punitive_threes": True}, {"threes_cancel_eights": True, "three_points": 0},
-     {"punitive_threes": True, "threes_cancel_eights": True, "three_points": 7}],
-)  # fmt: skip
+    [
+        {},
+        {"punitive_threes": True},
+        {"threes_cancel_eights": True, "three_points": 0},
+        {"punitive_threes": True, "threes_cancel_eights": True, "three_points": 7},
+    ],
+)
 def test_shed_values_agree_with_the_scoring(options: dict[str, object]) -> None:
     """The bots' fast hand scoring (R8.2-R8.4) is ``score_ranks`` minus each card."""
     rules = Rules(**options)  # type: ignore[arg-type]

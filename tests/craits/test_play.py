@@ -59,10 +59,20 @@ def test_cards_by_name_symbol_or_number() -> None:
 
 
 @pytest.mark.parametrize(
-    "at_pause, status, said",
-    [("", 1, "\nEnd of input: the game stops unfinished in hand 2."),
-     ("quit\n", 0, "quit\nYou quit in hand 2: the game is abandoned.")],
-)  # fmt: skip
+    "text, fragment",
+    [
+        ("7c", "7♣ cannot be played now: on Q♥ play a card of suit ♥ or rank Q"),
+        ("1", "7♣ cannot be played now"),
+        ("9", "no card number 9: your cards are numbered 1 to 4"),
+        ("0", "no card number 0"),
+        ("As", "you do not hold A♠"),
+        ("draw", "you cannot draw: you hold a playable card (9♦, K♥)"),
+        ("zz", "'zz' is not a move: type a card (7c) or its number"),
+        ("", "legal now: 9♦ (2), K♥ (3)"),
+        ("h", "'h' is not a move"),
+        ("declare", "is not a move"),
+    ],
+)
 def test_invalid_moves_say_what_is_allowed(text: str, fragment: str) -> None:
     g = two_player_game()
     before = g.snapshot()

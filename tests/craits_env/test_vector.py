@@ -143,10 +143,12 @@ def test_shapes_dtypes_and_views_agree() -> None:
         ({"num_envs": 1, "num_players": 7, "rules": Rules(num_decks=1)}, ["cannot deal"]),
         ({"num_envs": 1, "rules": Rules(three_points=10**7)}, ["does not support", "three_points"]),
         ({"num_envs": 1, "rules": Rules(hand_sizes=(1,) * 10_001)}, ["hand_sizes", "10,000"]),
-        ({"num_envs": 100, "rules": Rules(hand_decision_limit=10**8)},
-         ["num_envs", "hand_decision_limit", "GiB"]),
+        (
+            {"num_envs": 100, "rules": Rules(hand_decision_limit=10**8)},
+            ["num_envs", "hand_decision_limit", "GiB"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_constructor_arguments_are_one_line_errors(kwargs: dict, names: list[str]) -> None:
     assert_one_line_error(lambda kw: VectorGame(**kw), kwargs, *names)
 

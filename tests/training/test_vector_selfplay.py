@@ -80,9 +80,14 @@ class Recorder:
 
 @pytest.mark.parametrize(
     "players, reward, horizon",
-    [(3, "relative", "game"), (2, "score", "game"), (5, "win", "game"), (3, "relative", "hand"),
-     (4, "bounded", "hand")],
-)  # fmt: skip
+    [
+        (3, "relative", "game"),
+        (2, "score", "game"),
+        (5, "win", "game"),
+        (3, "relative", "hand"),
+        (4, "bounded", "hand"),
+    ],
+)
 def test_transitions_are_what_the_python_engine_replays(
     players: int, reward: str, horizon: str
 ) -> None:

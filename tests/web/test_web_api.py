@@ -191,9 +191,18 @@ def test_illegal_actions_get_409_and_change_nothing(c: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["0:../../../etc/passwd", "1:x.jsonl", "nothing", "0:", "9:records.jsonl",
-            "1:games.jsonl", "1:/etc/hostname", "1:results.json"],
-)  # fmt: skip
+    ("body", "status", "fragment"),
+    [
+        ("{not json", 400, "malformed JSON body"),
+        ("[1, 2]", 400, "expected a JSON object"),
+        ('"draw"', 400, "expected a JSON object"),
+        ('{"token": "T"}', 400, "action: got None"),
+        ('{"token": "T", "action": true}', 400, "action: got True"),
+        ('{"token": "T", "action": 1.5}', 400, "action: got 1.5"),
+        ('{"token": "T", "action": 99}', 400, "invalid action id 99"),
+        ('{"token": "T", "action": "fly"}', 400, "invalid action 'fly'"),
+    ],
+)
 def test_malformed_action_bodies_get_400_and_change_nothing(
     c: Any, body: str, status: int, fragment: str
 ) -> None:
