@@ -10,21 +10,30 @@ over thousands of positions of random-option games, 2-10 players, one and two de
 >>> import numpy as np
 >>> from craits_env.vector import VectorGame
 >>> vg = VectorGame(8, num_players=4, seed=0)
->>> bot = CompiledBot("greedy")
->>> actions = bot.act(vg)  # every row's acting seat; bot.act(vg, rows=[0, 3]) for some
->>> rewards, done = vg.step(actions)
+>>> bot = CompiledBot("expert")  # or "greedy", "tactician"
+>>> for _ in range(20):
+...     actions = bot.act(vg)  # every row's acting seat; bot.act(vg, rows=[0, 3]) for some
+...     bot.observe(vg, actions)  # before each step: the expert's memory learns from it
+...     rewards, done = vg.step(actions)
 >>> (bot.name, bot.version, actions.shape, actions.dtype == np.int64)
-('greedy', 1, (8,), True)
+('expert', 1, (8,), True)
 
 ``act(game, rows=None, out=None)`` returns, for each row asked (all by default), the action
 the Python bot would take for that row's acting seat (int64); ``ValueError`` for a row that
-is over or not in the game. The bots are deterministic (they draw nothing) and the two
-compiled so far read only the position, which the row holds: ``greedy``
-(:func:`greedy_action`) and ``tactician`` (:mod:`craits.agents.compiled_tactician`, its
-weights read from :class:`~craits.agents.heuristics.TacticianAgent` when the bot is made).
-``expert`` also reads public memory (the record of who showed a suit, a wild or the count's
-cards missing, :class:`~craits_env.public_tracker.PublicTracker`): its twin will keep that in
-arrays of its own, one row per game, updated as each row advances.
+is over or not in the game. The bots are deterministic (they draw nothing). ``greedy``
+(:func:`greedy_action`) and ``tactician`` (:mod:`craits.agents.compiled_tactician`) read only
+the position, which the row holds; the tactician's and expert's weights are read from their
+Python classes when the bot is made.
+
+``expert`` (:mod:`craits.agents.compiled_expert`) also reads public memory: who showed,
+by drawing, that it held no card of a suit, no 8 or 9, no ace or two, and how many cards it
+drew since (what it reads of :class:`~craits_env.public_tracker.PublicTracker`). The bot keeps
+that per row of the one VectorGame it follows, learnt from :meth:`CompiledBot.observe`, which
+must be told every step's actions (every seat's) before ``game.step`` applies them; a new
+hand, a new game, a ``reset`` or a ``load_game`` starts a row's memory afresh, as a new
+tracker does, and a row that moved within its hand without ``observe`` is refused in one line
+rather than guessed at. ``forget(game, rows=None)`` follows another game, or clears rows.
+The other bots accept ``observe`` and ignore it, so one loop drives any of them.
 """
 
 from __future__ import annotations
@@ -48,8 +57,10 @@ from craits_env.vector.jit import announce_first_use, entry, inner
 from craits_env.vector.layout import HELD1, HELD2, I_CURRENT, I_PHASE
 
 from .compiled_cards import CARDS, POINTS, SUIT_BITS, copies, lowest_bit, points_by_suit
-from .compiled_tactician import tactician_actions, weights
-from .heuristics import GreedyAgent, TacticianAgent
+from .compiled_expert import expert_actions, forget_rows, new_memory, observe_steps
+from .compiled_tactician import tactician_actions
+from .compiled_values import weights
+from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
 
 NO_ACTION = -1
 """The action of a row with no decision (never returned by :meth:`CompiledBot.act`)."""
@@ -105,26 +116,33 @@ def greedy_actions(st: Any, p: Any, w: Any, which: Any, out: Any) -> None:
         out[i] = greedy_action(st, p, which[i])
 
 
-_KERNELS = {"greedy": greedy_actions, "tactician": tactician_actions}
-_PYTHON_TWINS: dict[str, type[GreedyAgent]] = {"greedy": GreedyAgent, "tactician": TacticianAgent}
-COMPILED_BOTS: tuple[str, ...] = tuple(_KERNELS)
-"""The bots compiled so far (their spec names)."""
+_POSITION_KERNELS = {"greedy": greedy_actions, "tactician": tactician_actions}
+_PYTHON_TWINS: dict[str, type[GreedyAgent]] = {
+    "greedy": GreedyAgent,
+    "tactician": TacticianAgent,
+    "expert": ExpertAgent,
+}
+COMPILED_BOTS: tuple[str, ...] = tuple(_PYTHON_TWINS)
+"""The bots compiled (their spec names)."""
 
 
 class CompiledBot:
     """A heuristic bot (a name of :data:`COMPILED_BOTS`) deciding for rows of a VectorGame.
 
     ``name`` and ``version`` are its Python twin's (``greedy@1``): the same player. See the
-    module docstring."""
+    module docstring: :meth:`act` decides, :meth:`observe` is told each step's actions (the
+    expert's memory learns from them), :meth:`forget` clears that memory."""
 
     def __init__(self, name: str) -> None:
-        if name not in _KERNELS:
+        if name not in _PYTHON_TWINS:
             raise ValueError(f"compiled bot: got {name!r}, allowed one of {list(COMPILED_BOTS)}")
         twin = _PYTHON_TWINS[name]
         self.name: str = twin.name
         self.version: int = twin.version
-        self._kernel = _KERNELS[name]
         self._weights = weights(twin) if name != "greedy" else np.zeros(0, np.float64)
+        self._remembers = name == "expert"
+        self._game: VectorGame | None = None  # the game the memory follows
+        self._memory = new_memory(0)
 
     def act(
         self,
@@ -147,9 +165,56 @@ class CompiledBot:
             raise ValueError(
                 f"out: got {out.dtype} {out.shape}, allowed C-contiguous int64 ({which.size},)"
             )
-        announce_first_use(self._kernel)
-        self._kernel(st, p, self._weights, which, out)
+        if not self._remembers:
+            kernel = _POSITION_KERNELS[self.name]
+            announce_first_use(kernel)
+            kernel(st, p, self._weights, which, out)
+            return out
+        memory = self._memory_of(game)
+        announce_first_use(expert_actions)
+        lost = expert_actions(st, p, game.state.deck, self._weights, memory, which, out)
+        self._check(lost)
         return out
+
+    def observe(self, game: VectorGame, actions: Sequence[int] | np.ndarray) -> None:
+        """Tell the bot every row's action about to be applied by ``game.step(actions)``:
+        call it before each step (every seat's actions, the bot's or not). The expert learns
+        its public memory from them (it refuses to act on a row that moved otherwise within
+        a hand); the other bots read only the position and ignore them."""
+        acts = np.asarray(actions)
+        if acts.shape != (game.num_envs,) or (acts.size and acts.dtype.kind not in "iu"):
+            raise ValueError(
+                f"actions: got {acts.dtype} {acts.shape}, allowed ints ({game.num_envs},)"
+            )
+        if self._remembers:
+            memory = self._memory_of(game)
+            st, p = game.state.st, game.state.params
+            self._check(observe_steps(st, p, memory, np.ascontiguousarray(acts, np.int64)))
+
+    def forget(self, game: VectorGame, rows: Sequence[int] | np.ndarray | None = None) -> None:
+        """Follow ``game`` from now on, knowing nothing of the past decisions of ``rows``
+        (default: all; the other rows' memory stays when the game is the one followed)."""
+        if self._game is not game:
+            self._game, self._memory = game, new_memory(game.num_envs)
+        forget_rows(game.state.st, self._memory, _rows(rows, game.num_envs))
+
+    def _memory_of(self, game: VectorGame) -> np.ndarray:
+        if self._game is None:
+            self._game, self._memory = game, new_memory(game.num_envs)
+        elif self._game is not game:
+            raise ValueError(
+                f"{self.name}: this bot remembers another VectorGame's games; use one bot per "
+                "VectorGame, or forget(game) to follow this one"
+            )
+        return self._memory
+
+    def _check(self, lost: int) -> None:
+        if lost >= 0:
+            raise ValueError(
+                f"{self.name}: row {lost} has not advanced by exactly the steps it was told "
+                "(call observe(game, actions) once before every step; forget(game, rows) to "
+                "start afresh)"
+            )
 
     def __repr__(self) -> str:
         return f"CompiledBot({self.name!r})"

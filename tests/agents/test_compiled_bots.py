@@ -22,7 +22,7 @@ import pytest
 
 from craits.agents import compiled_bots
 from craits.agents.compiled_bots import COMPILED_BOTS, CompiledBot
-from craits.agents.heuristics import GreedyAgent, TacticianAgent
+from craits.agents.heuristics import ExpertAgent, GreedyAgent, TacticianAgent
 from craits_env import Game, Phase, Rules
 from craits_env.actions import DRAW, action_str
 from craits_env.cards import RANK_OF
@@ -32,7 +32,11 @@ from craits_env.seeding import derive_seed
 from craits_env.testing.random_rules import random_config
 from craits_env.vector import VectorGame
 
-TWINS: dict[str, type[GreedyAgent]] = {"greedy": GreedyAgent, "tactician": TacticianAgent}
+TWINS: dict[str, type[GreedyAgent]] = {
+    "greedy": GreedyAgent,
+    "tactician": TacticianAgent,
+    "expert": ExpertAgent,
+}
 
 
 @dataclass
@@ -78,6 +82,7 @@ def play_lockstep(
         vg = VectorGame(rows, n, rules, seed=vseed, auto_reset=True)
         rngs = [np.random.default_rng(derive_seed(vseed, b)) for b in range(rows)]
         pubs = [_new_game(n, rules, rngs[b]) for b in range(rows)]
+        bot.forget(vg)  # a new VectorGame: the expert's memory follows it
         for step in range(steps):
             got = bot.act(vg)
             actions = np.empty(rows, np.int64)
@@ -95,6 +100,7 @@ def play_lockstep(
                     points = [CARD_POINTS[RANK_OF[a]] for a in legal if a < DRAW]
                     tally.ties += len(points) > 1 and points.count(max(points)) > 1
                 actions[b] = expected if r.random() < bot_chance else r.choice(legal)
+            bot.observe(vg, actions)
             _, done = vg.step(actions)
             for b, pub in enumerate(pubs):
                 pub.apply(int(actions[b]))
@@ -136,10 +142,25 @@ def test_tactician_is_the_python_tactician() -> None:
     assert tally.decks == {1, 2} and len(tally.players) == 9, tally
 
 
+def test_expert_is_the_python_expert_fast() -> None:
+    tally = play_lockstep("expert", seed=5, configs=10, rows=8, steps=16)
+    assert tally.positions > 500 and tally.decks == {1, 2}, tally
+
+
+@pytest.mark.slow
+def test_expert_is_the_python_expert() -> None:
+    """Thousands of positions of random-option games, every phase, with the public memory
+    (voids shown by draws, the count taken) learnt over long stretches of play."""
+    tally = play_lockstep("expert", seed=6, configs=200, rows=16, steps=40)
+    assert tally.positions > 50_000, tally
+    assert min(tally.phases[p.name] for p in Phase if p != Phase.GAME_OVER) > 1000, tally
+    assert tally.decks == {1, 2} and len(tally.players) == 9, tally
+
+
 def test_the_twins_are_the_same_players() -> None:
     """A compiled bot is its Python twin's player: the same name and version (stored results
     are keyed by them, so a change of the Python bot's play must reach its twin)."""
-    assert COMPILED_BOTS == ("greedy", "tactician")
+    assert COMPILED_BOTS == ("greedy", "tactician", "expert")
     for name in COMPILED_BOTS:
         bot, twin = CompiledBot(name), TWINS[name]
         assert (bot.name, bot.version) == (twin.name, twin.version)
@@ -183,6 +204,33 @@ def test_bad_input_is_refused_in_one_line() -> None:
         ValueError, match=re.escape(f"allowed one of {list(COMPILED_BOTS)}")
     ) as info:
         CompiledBot("random")
+
+
+def test_the_expert_refuses_a_step_it_was_not_told() -> None:
+    """Within a hand the memory must be told every step, once; a new game needs no telling."""
+    vg = VectorGame(2, 3, Rules(), seed=1)
+    bot = CompiledBot("expert")
+    vg.step(bot.act(vg))  # not told: both rows moved within their first hand
+    with pytest.raises(ValueError, match="row 0 has not advanced by exactly") as info:
+        bot.act(vg)
+    assert "\n" not in str(info.value)
+    bot.forget(vg, rows=[0])
+    with pytest.raises(ValueError, match="row 1 has not advanced"):
+        bot.act(vg)
+    bot.forget(vg)
+    actions = bot.act(vg)
+    bot.observe(vg, actions)
+    with pytest.raises(ValueError, match="row 0 has not advanced"):  # told twice, no step
+        bot.observe(vg, actions)
+    vg.reset()  # new games: every row's memory starts afresh, nothing to refuse
+    assert bot.act(vg).shape == (2,)
+    with pytest.raises(ValueError, match="remembers another VectorGame") as info:
+        bot.act(VectorGame(2, 3, Rules(), seed=1))
+    assert "\n" not in str(info.value)
+    for bad in ([1, 2, 3], [[1, 2]], ["a", "b"]):
+        with pytest.raises(ValueError, match="allowed ints \\(2,\\)") as info:
+            bot.observe(vg, bad)
+        assert "\n" not in str(info.value)
 
 
 def test_the_module_example_runs() -> None:
