@@ -93,6 +93,7 @@ def test_the_same_seed_gives_the_same_worlds() -> None:
         assert np.array_equal(c.rows, belief.sample(view, 8, np.random.default_rng(11)).rows)
 
 
+@pytest.mark.slow
 def test_permuting_the_hidden_cards_changes_nothing() -> None:
     """Blindness: the same public history over another deal of the hidden cards (opponents'
     hands and the stock permuted) gives the same candidates, weights and resampled worlds."""
@@ -157,6 +158,7 @@ def inferences(tracker: object, players: int) -> tuple:
     )
 
 
+@pytest.mark.slow
 def test_the_true_world_is_what_the_model_predicts_and_weighs_more() -> None:
     """With expert opponents, the expert model names the action they took at every decision it
     reads in the true world (its view of the past is exact: the inferences as they stood then),
@@ -283,6 +285,7 @@ def test_systematic_resampling_keeps_each_weight_to_within_one() -> None:
     assert Counter(picked.tolist()) == {0: 4, 1: 2, 2: 1, 3: 1}
 
 
+@pytest.mark.slow
 def test_belief_search_is_a_distinct_agent_and_the_default_pimc_is_unchanged() -> None:
     agent, identity = resolve_agent("belief-search:64", 0, num_players=4)
     assert isinstance(agent, PIMCAgent) and agent.sampler is not None
@@ -333,6 +336,7 @@ def test_the_held_out_tables_deal_nothing_used_in_training_tuning_or_the_benchma
     assert not ours & {bytes(deal_cards(evaluation, d)[1][0]) for d in range(300)}
 
 
+@pytest.mark.slow
 def test_the_learned_card_locations_are_marginals_of_the_public_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

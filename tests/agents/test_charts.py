@@ -70,6 +70,7 @@ def test_tournament_chart_title_and_chance_line() -> None:
         plt.close(fig)
 
 
+@pytest.mark.slow
 def test_tournament_outputs_take_players_and_rules_from_the_config(tmp_path: Path) -> None:
     config = {
         "specs": ["a", "b", "c"],

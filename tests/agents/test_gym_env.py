@@ -110,6 +110,7 @@ def test_bad_arguments(kwargs: dict, message: str) -> None:
         gymnasium.make(GYM_ENV_ID, num_players=4, **kwargs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "vector_cls", [gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv]
 )
@@ -135,6 +136,7 @@ def test_vector_envs(vector_cls: type) -> None:
         venv.close()
 
 
+@pytest.mark.slow
 def test_bot_opponents_by_spec() -> None:
     env = gymnasium.make(
         GYM_ENV_ID,
@@ -205,6 +207,7 @@ def test_flat_observations_are_a_box_with_the_mask_beside() -> None:
         gymnasium.make(GYM_ENV_ID, flat_obs="yes")
 
 
+@pytest.mark.slow
 def test_bounded_rewards_stay_in_the_open_unit_interval_and_keep_the_order() -> None:
     from craits_env.rewards import hand_rewards
 
@@ -253,6 +256,7 @@ def test_rgb_array_is_the_table_from_the_learners_seat() -> None:
         gymnasium.make(GYM_ENV_ID, render_mode="png")
 
 
+@pytest.mark.slow
 def test_reset_never_returns_a_game_that_ended_before_the_learner_decided() -> None:
     """With one-card hands a third of 4-player deals end before the learner's turn: reset
     deals the next game from the same generator (reproducibly) and counts the skipped."""

@@ -263,6 +263,7 @@ def test_decisions_use_only_what_the_seat_may_know() -> None:
 # ---------------------------------------------------------------- legality, determinism
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [

@@ -191,6 +191,7 @@ def test_whole_duplicate_games_against_random_are_legal_and_reproducible() -> No
     assert first[0]["specs"][0] == first[1]["specs"][3] == "openspiel-ismcts:10"
 
 
+@pytest.mark.slow
 def test_same_seed_same_search_and_reset() -> None:
     [(_, view)] = choice_positions(Game(4, SHORT, seed=5), random.Random(1), 1)
     a, b = ISMCTSAgent(12, seed=7), ISMCTSAgent(12, seed=8)

@@ -90,6 +90,7 @@ def test_swapped_deals_give_the_same_first_decision() -> None:
         assert PIMCAgent(16, seed=seed).act(a.view(0)) == PIMCAgent(16, seed=seed).act(b.view(0))
 
 
+@pytest.mark.slow
 def test_plays_the_expert_move_before_the_endgame_and_searches_in_it() -> None:
     """Until some player holds ENDGAME cards or fewer the prior's move is played without
     search; from then on every decision with a choice is searched."""

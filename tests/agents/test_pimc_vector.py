@@ -169,6 +169,7 @@ def test_rollout_values_are_the_python_ones() -> None:
     assert tally["reshuffled"] > 200 and tally["ended"] > 5000 and tally["cut short"] > 500, tally
 
 
+@pytest.mark.slow
 def test_cut_short_points_are_the_held_cards() -> None:
     """A rollout stopped before the hand ends scores the cards held (R8.2-R8.4)."""
     r = random.Random(3)

@@ -72,6 +72,7 @@ def play_one(spec: str) -> list[int]:
     return actions
 
 
+@pytest.mark.slow
 def test_the_table_lists_every_builtin_and_no_import_registers_anything() -> None:
     code = "import craits.agents.specs; print(sorted(craits.agents.specs.known_specs()))"
     out = subprocess.run(

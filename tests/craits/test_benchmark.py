@@ -157,6 +157,7 @@ def test_the_paired_estimate_subtracts_the_reference_in_the_same_seat_of_the_sam
         cards.matchup_entry(missing, seed=3)
 
 
+@pytest.mark.slow
 def test_ratings_are_against_an_anchored_zoo_so_cards_compare() -> None:
     """The zoo's ratings are fitted once on the reference's games; an agent's rating moves only
     the agent: one that plays as the reference does lands on the reference's rating, a stronger
@@ -267,6 +268,7 @@ def test_the_reference_has_no_paired_estimate_and_a_shared_games_folder_is_reuse
     assert same(again) == same(card)  # resumed: nothing left to play, the same card
 
 
+@pytest.mark.slow
 def test_searching_opponents_are_met_on_the_small_deal_set() -> None:
     assert (
         is_searching("pimc:64") and is_searching("champion-search") and not is_searching("expert")

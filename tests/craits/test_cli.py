@@ -43,6 +43,7 @@ def test_bench_json(target: str, key: str, capsys: pytest.CaptureFixture[str]) -
     assert result["games"] >= 0 and (result["games_per_s"] > 0) == (result["games"] > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, fragment",
     [

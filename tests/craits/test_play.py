@@ -104,6 +104,7 @@ def test_suit_call_declaration_and_count() -> None:
         parse_move("2c", count, 1)
 
 
+@pytest.mark.slow
 def test_explain_hand_matches_score_hand() -> None:
     """The hand results shown after each hand: the same points, the highest cards cancelled."""
     r = random.Random(0)
@@ -133,6 +134,7 @@ def test_explain_hand_matches_score_hand() -> None:
             )
 
 
+@pytest.mark.slow
 def test_narration_over_random_games_and_options() -> None:
     """Every decision of random games is told; every hand gets its summary; from a seat,
     no other seat's drawn card is ever named."""
@@ -446,6 +448,7 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_scripted_game_through_the_command_line_with_piped_input(tmp_path: Path) -> None:
     status, out, human, _ = play_scripted(tmp_path)  # the same seed gives the same game
     assert status == 0
@@ -474,6 +477,7 @@ def test_scripted_game_through_the_command_line_with_piped_input(tmp_path: Path)
     assert record["finished"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, fragment",
     [
@@ -491,6 +495,7 @@ def test_bad_play_arguments_are_one_line(args: list[str], fragment: str) -> None
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
 
 
+@pytest.mark.slow
 def test_the_command_stops_an_endless_stream_of_invalid_moves() -> None:
     craits = Path(sys.executable).with_name("craits")
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}

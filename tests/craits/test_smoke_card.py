@@ -22,6 +22,7 @@ from craits.commands import evaluate as command
 from craits_env.rules import Rules
 
 
+@pytest.mark.slow
 def test_a_smoke_deal_set_is_the_first_deals_of_the_small_one() -> None:
     for table in V1.tables:
         small = load("v1", table.search)

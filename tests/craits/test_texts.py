@@ -192,6 +192,7 @@ def test_every_commands_bad_argument_error_names_the_command(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "line"),
     [

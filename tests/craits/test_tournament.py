@@ -144,6 +144,7 @@ def test_table_schema_and_reproducibility(tmp_path: Path) -> None:
     assert other != t1
 
 
+@pytest.mark.slow
 def test_resume_after_interruption_gives_the_same_table(tmp_path: Path) -> None:
     cfg = config(("random", "random", "random"), deals=6)
     full = table(run_games(cfg, tmp_path / "full"), cfg)
@@ -178,6 +179,7 @@ def test_results_directory_of_another_tournament_is_refused(tmp_path: Path) -> N
             run_games(other, tmp_path)
 
 
+@pytest.mark.slow
 def test_more_deals_extend_a_finished_tournament(tmp_path: Path) -> None:
     """Growing --deals keeps the games played and plays only the new deals: the table equals
     a fresh run of the larger tournament."""

@@ -101,6 +101,7 @@ def test_ppo_accepts_a_run_directory(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- tournaments
 
 
+@pytest.mark.slow
 def test_an_overwritten_checkpoint_is_another_tournament_refused_and_nothing_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -145,6 +146,7 @@ def test_a_moved_checkpoint_resumes_its_tournament_without_replaying(tmp_path: P
     assert table == json.loads((fresh / "results.json").read_text())["agents"]
 
 
+@pytest.mark.slow
 def test_a_store_without_identities_or_of_an_older_engine_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -193,6 +193,7 @@ def test_observation_depends_only_on_what_the_seat_may_know() -> None:
     assert checked >= 3000
 
 
+@pytest.mark.slow
 def test_two_deals_differing_in_opponents_cards_look_identical_while_play_agrees() -> None:
     """Two deals that differ only in the opponents' cards give a player identical
     observations for as long as the same actions are legal in both."""

@@ -204,6 +204,7 @@ def test_random_games_replay_from_their_events_alone() -> None:
     assert reasons | {"no_cards"} == {*DRAW_REASONS, *SKIP_REASONS, *HAND_END_REASONS}
 
 
+@pytest.mark.slow
 def test_events_change_nothing_of_the_game() -> None:
     """The same seed and actions give the same game whether the events are read or not."""
     for seed in range(20):

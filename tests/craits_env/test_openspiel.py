@@ -175,6 +175,7 @@ def test_resampling_keeps_the_information_state() -> None:
     assert checked >= 3
 
 
+@pytest.mark.slow
 def test_a_belief_supplies_the_resampled_worlds() -> None:
     """resample_from_infostate with craits.agents.belief.BeliefSampler: the world is the
     belief's own draw (the same seed, the same world), the information state is kept, and the

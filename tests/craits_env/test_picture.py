@@ -148,6 +148,7 @@ def test_bad_arguments() -> None:
         picture_shape(11)
 
 
+@pytest.mark.slow
 def test_speed(capsys: pytest.CaptureFixture[str]) -> None:
     """Measured, not asserted: one picture should take well under 10 ms."""
     timings = {}

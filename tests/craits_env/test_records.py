@@ -219,6 +219,7 @@ def test_replay_command_shows_a_game_step_by_step_and_checks_scores(tmp_path: Pa
     assert stop.returncode == 0 and "Stopped." in stop.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "lines, args, fragment",
     [

@@ -197,6 +197,7 @@ def test_rebuilt_game_continues_identically_through_reshuffles_and_later_deals(c
     assert totals["reshuffles"] >= 20 and totals["deals"] >= 20, totals
 
 
+@pytest.mark.slow
 def test_scripted_game_resumes_its_scheduled_deck_orders_and_record() -> None:
     r = random.Random(8)
     rules = Rules(voluntary_draw=True, hand_sizes=(5, 3, 4))

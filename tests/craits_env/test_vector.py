@@ -47,6 +47,7 @@ def snapshots(vg: VectorGame) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------- the generator
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 7, 12345, 2**62 + 5])
 def test_permutations_are_numpys_draw_for_draw(seed: int) -> None:
     """The compiled PCG64 + Generator.permutation give numpy's results and leave numpy's
@@ -205,6 +206,7 @@ def test_without_auto_reset_a_finished_game_waits_for_reset() -> None:
     assert vg.snapshot(0) == Game(3, Rules(hand_sizes=(1,)), rng=rng).snapshot()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reward", ["relative", "bounded", "score", "win"])
 def test_auto_reset_starts_the_rows_next_game_and_pays_the_final_step(reward: str) -> None:
     """With auto-reset, a row's games are the Python games of its generator one after the
@@ -397,6 +399,7 @@ def test_vector_env_states_restore_into_either_backend() -> None:
             assert_same_env(env, other, full=not env.agents or r.random() < 0.1)
 
 
+@pytest.mark.slow
 def test_vector_env_clones_and_restores_continue_identically(env_backend: str) -> None:
     """tests/craits_env/test_snapshots.py's clone / deepcopy / restore check, on both backends."""
     r = random.Random(31)

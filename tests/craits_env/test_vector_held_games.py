@@ -23,6 +23,7 @@ from .test_snapshots import assert_one_line_error
 IGNORED = (-1, 0, 58, 99, -(2**40))  # what a held game's action may be: anything
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reward", ["relative", "bounded", "score", "win"])
 def test_a_fixed_set_of_games_is_played_to_the_end(reward: str) -> None:
     """B games of different lengths, stepped together until every one is over: the rows in
@@ -87,6 +88,7 @@ def test_with_held_games_an_illegal_action_in_play_still_changes_nothing() -> No
     assert [vg.snapshot(b) for b in range(3)] == before
 
 
+@pytest.mark.slow
 def test_a_game_rebuilt_from_a_snapshot_loads_into_a_row() -> None:
     """``load_game(i, Game.from_snapshot(vg.snapshot(j)))``: without ``"resume"`` the game
     has no generator and row i's goes on; with ``snapshot(j, resume=True)`` it carries row j's

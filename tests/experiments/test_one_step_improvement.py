@@ -141,6 +141,7 @@ def test_the_labels_are_the_same_for_any_number_of_workers(data: dict[str, np.nd
         assert np.array_equal(data[key], again[key], equal_nan=True), key
 
 
+@pytest.mark.slow
 def test_policy_report_matches_the_agents_own_moves(data: dict[str, np.ndarray]) -> None:
     report = policy_report(str(CHECKPOINT), data)
     policy = PPOAgent(str(CHECKPOINT))
@@ -247,6 +248,7 @@ def test_bad_arguments_and_files_are_refused_in_one_line(
     assert not any((tmp_path / name).exists() for name in ("x.npz", "h.pt", "o.pt", "o.json"))
 
 
+@pytest.mark.slow
 def test_stock_spread_is_a_reproducible_share() -> None:
     config = Collect(str(CHECKPOINT), games=1, seed=9)
     first = stock_spread(config, every=15, shuffles=2)

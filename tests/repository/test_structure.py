@@ -234,6 +234,7 @@ def private_uses_in(source: str, module: str, where: str) -> list[str]:
     return [f"{where}:{line}: {what}" for line, _, what in sorted(found)]
 
 
+@pytest.mark.slow
 def test_no_import_cycle_inside_a_package() -> None:
     cycles = import_cycles()
     assert not cycles, "\n".join(cycles)

@@ -93,6 +93,7 @@ def assert_recorded(samples: Samples, config: CollectConfig, i: int, watch: _Wat
         assert samples.label[r] == action and samples.endgame[r] == endgame
 
 
+@pytest.mark.slow
 def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> None:
     assert len(samples) > 150 and samples.endgame.any() and (~samples.endgame).any()
     overrides = samples.endgame & (samples.label != samples.prior)
@@ -112,6 +113,7 @@ def test_collect_records_exactly_champion_search_s_moves(samples: Samples) -> No
         assert_recorded(samples, CONFIG, i, _Watch(PIMCAgent(48, prior=policy), policy))
 
 
+@pytest.mark.slow
 def test_collect_with_the_belief_records_exactly_belief_search_s_moves() -> None:
     config = CollectConfig(
         str(CHECKPOINT),
@@ -162,6 +164,7 @@ def test_samples_round_trip_and_bad_files(samples: Samples, tmp_path: Path) -> N
     assert train.game.max() < held.game.min()  # split by game, never inside one
 
 
+@pytest.mark.slow
 def test_distill_learns_the_labels_and_writes_a_playable_checkpoint(
     samples: Samples, tmp_path: Path
 ) -> None:

@@ -160,6 +160,7 @@ def test_a_hands_run_starts_from_a_plain_policy_and_is_reproducible(runs: Path) 
     assert all(torch.equal(a["policy"][k], b["policy"][k]) for k in a["policy"])
 
 
+@pytest.mark.slow
 def test_the_head_learns_the_hands_and_the_checkpoint_plays_its_policy(runs: Path) -> None:
     # The untrained head says 1/2 for every card (ln 2); a few updates bring its
     # cross-entropy on games the runs never saw to near that of each card's base rate.

@@ -149,6 +149,7 @@ def test_masked_distribution_never_samples_an_illegal_action() -> None:
     assert (dist.mode()[:2] == torch.tensor([1, 0])).all()
 
 
+@pytest.mark.slow
 def test_masked_probabilities_are_the_renormalised_legal_softmax_and_entropy_ignores_illegal() -> (
     None
 ):
@@ -508,6 +509,7 @@ def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path
     assert meta["num_players"] == 2 and net.obs_size == ObservationEncoder(2, Rules()).size
 
 
+@pytest.mark.slow
 def test_checkpoint_plays_legal_games_as_ppo_spec(smoke_run: Path, tmp_path: Path) -> None:
     spec = f"ppo:{smoke_run / 'final.pt'}"
     config = TournamentConfig((spec, "greedy"), 2, 2, 0, Rules(hand_sizes=(3, 2, 1)))
@@ -535,6 +537,7 @@ def test_ppo_agent_refuses_another_table_size(smoke_run: Path) -> None:
         agent.act(obs)
 
 
+@pytest.mark.slow
 def test_resume_continues_exactly(smoke_run: Path, tmp_path: Path) -> None:
     # The smoke run wrote a checkpoint after every update; resume from the second.
     out = tmp_path / "resumed"
@@ -556,6 +559,7 @@ def test_resume_continues_exactly(smoke_run: Path, tmp_path: Path) -> None:
         assert (sa.actors, sa.last, sa.learner) == (sb.actors, sb.last, sb.learner)
 
 
+@pytest.mark.slow
 def test_same_seed_same_parameters_other_seed_other(tmp_path: Path) -> None:
     def final_policy(seed: int, name: str) -> dict[str, torch.Tensor]:
         train(
@@ -625,6 +629,7 @@ def test_cli_train_help_and_one_line_errors(capsys: pytest.CaptureFixture[str]) 
         assert err.count("\n") == 1 and "error" in err, err
 
 
+@pytest.mark.slow
 def test_cli_train_runs_and_prints_the_table(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     from craits.cli import main
 
@@ -640,6 +645,7 @@ def test_cli_train_runs_and_prints_the_table(tmp_path: Path, capsys) -> None:  #
     assert load_checkpoint(out / "final.pt")["config"]["seed"] == 7
 
 
+@pytest.mark.slow
 def test_cli_train_rule_options_and_short_game(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """-r NAME=VALUE and --short as craits play and tournament spell them: on top of the
     config's [rules] (-r NAME=VALUE is --set rules.NAME=VALUE; an -r hand_sizes wins)."""
@@ -713,6 +719,7 @@ class _TrackerBefore030:
     pickled (below) under a module name that no longer exists."""
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_an_earlier_release_keeps_its_policy_and_refuses_its_games(
     smoke_run: Path, tmp_path: Path
 ) -> None:

@@ -78,6 +78,7 @@ class Recorder:
         return int(r.learner[b]), r.group[b].copy(), r.trained[b].copy()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "players, reward, horizon",
     [
@@ -204,6 +205,7 @@ def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect
     assert local.rollout.games.num_envs == config.num_games
 
 
+@pytest.mark.slow
 def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     tmp_path: Path,
 ) -> None:
@@ -261,6 +263,7 @@ def test_a_python_checkpoint_does_not_load_into_vector_games() -> None:
         rollout.load_state_bytes(data)
 
 
+@pytest.mark.slow
 def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
     tmp_path: Path,
 ) -> None:

@@ -16,6 +16,7 @@ from .test_training import tiny
 QUIET = {"progress": False, "echo": lambda s: None}
 
 
+@pytest.mark.slow
 def test_init_policy_widens_the_hidden_layers_and_plays_as_before(tmp_path: Path) -> None:
     train(tiny(total_steps=400, hidden_sizes=[16, 16]), out=tmp_path / "base", **QUIET)
     old, _ = load_policy(tmp_path / "base" / "final.pt")

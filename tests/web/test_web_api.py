@@ -312,6 +312,7 @@ def test_unknown_routes_and_methods_answer_in_one_line(c: Any) -> None:
 # ----------------------------------------------------------------------------- saving, watching
 
 
+@pytest.mark.slow
 def test_save_only_a_finished_game_then_watch_it_and_survive_a_restart(tmp_path: Path) -> None:
     games = tmp_path / "games"
     c = client(games)
@@ -403,6 +404,7 @@ def test_files_outside_the_listings_are_never_read(c: Any, key: str) -> None:
     one_line_error(c.get("/api/records/games", params={"file": key}), 404, "no record file")
 
 
+@pytest.mark.slow
 def test_compare_a_tournament(c: Any) -> None:
     (entry,) = c.get("/api/results").json()["results"]
     assert entry["title"].startswith("Web demo") and entry["chart"]
@@ -552,6 +554,7 @@ def test_bad_serve_arguments_give_one_line_and_status_2(args: list[str], fragmen
     assert proc.stderr.count("\n") == 1 and fragment in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_serve_without_the_web_extra_names_it() -> None:
     code = (
         "import sys; sys.modules['fastapi'] = sys.modules['uvicorn'] = None; "

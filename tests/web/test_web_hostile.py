@@ -294,6 +294,7 @@ def test_a_spec_number_is_ascii_digits_and_bounded(c: Any, opponent: str, fragme
     one_line_error(c.post("/api/games", json={"opponents": [opponent]}), 400, fragment)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "status", "fragment"),
     [
