@@ -53,12 +53,12 @@ from craits_env.actions import (
 )
 from craits_env.cards import NUM_CARDS, NUM_SUITS
 from craits_env.vector import VectorGame, rows
-from craits_env.vector.jit import announce_first_use, entry, inner
+from craits_env.vector.jit import announce_first_use, entry, inner, unowned
 from craits_env.vector.layout import HELD1, HELD2, I_CURRENT, I_PHASE
 
 from .compiled_cards import CARDS, POINTS, SUIT_BITS, copies, lowest_bit, points_by_suit
 from .compiled_expert import expert_actions, forget_rows, new_memory, observe_steps
-from .compiled_tactician import tactician_actions
+from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, tactician_actions
 from .compiled_values import weights
 from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
 
@@ -110,8 +110,9 @@ def greedy_action(st: Any, p: Any, b: int) -> int:
 
 
 @entry
-def greedy_actions(st: Any, p: Any, w: Any, which: Any, out: Any) -> None:
-    """``out[i]`` := :func:`greedy_action` of row ``which[i]`` (``w``: no weights)."""
+def greedy_actions(st: Any, p: Any, w: Any, which: Any, out: Any, si: Any, sf: Any) -> None:
+    """``out[i]`` := :func:`greedy_action` of row ``which[i]`` (no weights, no scratch)."""
+    st, p = unowned(st), unowned(p)
     for i in range(which.shape[0]):
         out[i] = greedy_action(st, p, which[i])
 
@@ -143,6 +144,8 @@ class CompiledBot:
         self._remembers = name == "expert"
         self._game: VectorGame | None = None  # the game the memory follows
         self._memory = new_memory(0)
+        self._ints = np.zeros(SCRATCH_INTS, np.int64)  # the kernels' scratch space
+        self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
 
     def act(
         self,
@@ -168,11 +171,13 @@ class CompiledBot:
         if not self._remembers:
             kernel = _POSITION_KERNELS[self.name]
             announce_first_use(kernel)
-            kernel(st, p, self._weights, which, out)
+            kernel(st, p, self._weights, which, out, self._ints, self._floats)
             return out
         memory = self._memory_of(game)
         announce_first_use(expert_actions)
-        lost = expert_actions(st, p, game.state.deck, self._weights, memory, which, out)
+        lost = expert_actions(
+            st, p, game.state.deck, self._weights, memory, which, out, self._ints, self._floats
+        )
         self._check(lost)
         return out
 

@@ -34,10 +34,10 @@ from craits_env.actions import (
     PHASE_GAME_OVER,
     PHASE_PLAY,
 )
-from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from craits_env.cards import NUM_RANKS, NUM_SUITS
 from craits_env.rules import MAX_PLAYERS
 from craits_env.vector import rows
-from craits_env.vector.jit import entry, inner
+from craits_env.vector.jit import entry, inner, unowned
 from craits_env.vector.layout import (
     HELD1,
     HELD2,
@@ -80,6 +80,7 @@ from .compiled_cards import (
 )
 from .compiled_tactician import (
     NO_ACTION,
+    SCRATCH_INTS,
     best_call,
     call_weights,
     fill_table,
@@ -126,6 +127,7 @@ D_TOTAL, D_SUIT, D_RANK = 0, 1, 6  # D_SUIT + suit (8s and 9s apart: + 4), D_RAN
 DECK_INTS = D_RANK + NUM_RANKS
 C_UNSEEN, C_SUIT, C_WILD, C_COUNTER = 0, 1, 5, 6  # C_SUIT + suit
 COUNT_INTS = 7
+assert TABLE_INTS + DECK_INTS + COUNT_INTS <= SCRATCH_INTS
 
 
 def new_memory(num_envs: int) -> np.ndarray:
@@ -175,6 +177,7 @@ def settle(st: Any, p: Any, mem: Any, b: int) -> bool:
 def observe_steps(st: Any, p: Any, mem: Any, actions: Any) -> int:
     """Settle every row's last told step, then tell it ``actions[b]`` (about to be applied).
     -1, or the first row not where the memory expected it (nothing more is changed then)."""
+    st, p, mem, actions = unowned(st), unowned(p), unowned(mem), unowned(actions)
     for b in range(st.shape[0]):
         if not settle(st, p, mem, b):
             return b
@@ -380,18 +383,21 @@ def expert_action(
 
 
 @entry
-def expert_actions(st: Any, p: Any, deck: Any, w: Any, mem: Any, which: Any, out: Any) -> int:
+def expert_actions(
+    st: Any, p: Any, deck: Any, w: Any, mem: Any, which: Any, out: Any, si: Any, sf: Any
+) -> int:
     """``out[i]`` := :func:`expert_action` of row ``which[i]``, every row's told step settled
-    first. -1, or the first row not where the memory expected it (no action is written)."""
+    first. -1, or the first row not where the memory expected it (no action is written).
+    ``si``, ``sf``: the scratch space of :func:`~.compiled_tactician.tactician_actions`."""
     for b in range(st.shape[0]):
         if not settle(st, p, mem, b):
             return b
-    dk = np.zeros(DECK_INTS, np.int64)
+    st, p, w, mem = unowned(st), unowned(p), unowned(w), unowned(mem)
+    si, sf = unowned(si), unowned(sf)
+    tb, ft, work = si[:TABLE_INTS], sf[:TABLE_FLOATS], sf[TABLE_FLOATS:]
+    dk = si[TABLE_INTS : TABLE_INTS + DECK_INTS]
+    cnt = si[TABLE_INTS + DECK_INTS : TABLE_INTS + DECK_INTS + COUNT_INTS]
     deck_counts(deck, dk)
-    tb = np.zeros(TABLE_INTS, np.int64)
-    ft = np.zeros(TABLE_FLOATS, np.float64)
-    cnt = np.zeros(COUNT_INTS, np.int64)
-    work = np.zeros(NUM_CARDS, np.float64)
     for i in range(which.shape[0]):
         out[i] = expert_action(st, p, w, mem, which[i], dk, tb, ft, cnt, work)
     return -1

@@ -15,7 +15,7 @@ import numpy as np
 from craits_env.actions import CALL_BASE, DECLARE, DRAW, PHASE_CALL_SUIT, PHASE_COUNT, PHASE_DECLARE
 from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from craits_env.vector import rows
-from craits_env.vector.jit import entry, inner
+from craits_env.vector.jit import entry, inner, unowned
 from craits_env.vector.layout import (
     HELD1,
     HELD2,
@@ -58,6 +58,7 @@ from .compiled_values import (
     W_CALL_BASE_WEIGHT,
     W_THREAT,
     W_THREAT_LEN,
+    count_ranks,
     hand_points,
     p_no_counter,
     play_value,
@@ -65,6 +66,8 @@ from .compiled_values import (
 )
 
 NO_ACTION = -1
+SCRATCH_INTS = TABLE_INTS + 32  # the entries' scratch space (the expert's counts after the table)
+SCRATCH_FLOATS = TABLE_FLOATS + NUM_CARDS  # the table's floats, then a value per card
 
 
 @inner
@@ -104,12 +107,15 @@ def play_values(st: Any, p: Any, w: Any, b: int, cards: int, tb: Any, ft: Any, v
     one, two = st[b, HELD1 + q], st[b, HELD2 + q]
     king = st[b, I_KING_LEFT]
     threes = copies(one, two, RANK_BITS[THREE]) > 0
-    now = hand_points(p, one, two) if threes else 0
+    now = 0
+    if threes:
+        count_ranks(tb, one, two)
+        now = hand_points(p, tb, -1)
     x = cards
     while x:
         c = lowest_bit(x)
         x &= x - 1
-        shed = shed_value(p, one, two, c, now) if threes else float(POINTS[c])
+        shed = shed_value(p, tb, c, now) if threes else float(POINTS[c])
         values[c] = play_value(w, tb, ft, one, two, c, shed, king)
 
 
@@ -197,10 +203,10 @@ def tactician_action(st: Any, p: Any, w: Any, b: int, tb: Any, ft: Any, work: An
 
 
 @entry
-def tactician_actions(st: Any, p: Any, w: Any, which: Any, out: Any) -> None:
-    """``out[i]`` := :func:`tactician_action` of row ``which[i]``."""
-    tb = np.zeros(TABLE_INTS, np.int64)
-    ft = np.zeros(TABLE_FLOATS, np.float64)
-    work = np.zeros(NUM_CARDS, np.float64)
+def tactician_actions(st: Any, p: Any, w: Any, which: Any, out: Any, si: Any, sf: Any) -> None:
+    """``out[i]`` := :func:`tactician_action` of row ``which[i]``; ``si``, ``sf``: int64 and
+    float64 scratch space (``SCRATCH_INTS``, ``SCRATCH_FLOATS``) that the caller keeps."""
+    st, p, w, si, sf = unowned(st), unowned(p), unowned(w), unowned(si), unowned(sf)
+    tb, ft, work = si[:TABLE_INTS], sf[:TABLE_FLOATS], sf[TABLE_FLOATS:]
     for i in range(which.shape[0]):
         out[i] = tactician_action(st, p, w, which[i], tb, ft, work)

@@ -72,12 +72,14 @@ EXPERT_WEIGHTS = (
 W_THREAT_LEN = len(TACTICIAN_WEIGHTS) + len(EXPERT_WEIGHTS)  # then THREAT's length, entries
 W_THREAT = W_THREAT_LEN + 1
 
-# tb[T_*] (int64), then the hand sizes at T_SIZES + seat; T_EXPERT: the expert's overrides.
+# tb[T_*] (int64), then the hand sizes at T_SIZES + seat and the acting hand's cards per rank
+# at T_RANKS + rank (when it holds a 3); T_EXPERT: the expert's overrides.
 (
     T_N, T_ME, T_DIRECTION, T_NXT, T_PRV, T_DANGER, T_JACK_RUN, T_FACE, T_SEVEN_NEXT, T_EXPERT,
     T_SIZES,
 ) = range(11)  # fmt: skip
-TABLE_INTS = T_SIZES + MAX_PLAYERS
+T_RANKS = T_SIZES + MAX_PLAYERS
+TABLE_INTS = T_RANKS + NUM_RANKS
 # ft[seat]: that seat's threat (0.0 for the acting seat); ft[F_P_NO_COUNTER]: the chance that
 # the next player holds no ace or two (``_p_no_counter(t, t.nxt)``, the only one asked).
 F_P_NO_COUNTER = MAX_PLAYERS
@@ -116,14 +118,22 @@ def can_cancel(p: Any, rank: int) -> bool:
 
 
 @inner
-def hand_points(p: Any, one: int, two: int) -> int:
-    """``heuristics._points`` of the hand ``(one, two)``: its score (R8.2-R8.4)."""
-    threes = copies(one, two, RANK_BITS[THREE])
+def count_ranks(tb: Any, one: int, two: int) -> None:
+    """``tb[T_RANKS + rank]`` := the hand's cards of each rank, every copy."""
+    for r in range(NUM_RANKS):
+        tb[T_RANKS + r] = copies(one, two, RANK_BITS[r])
+
+
+@inner
+def hand_points(p: Any, tb: Any, removed: int) -> int:
+    """``heuristics._points`` of the hand counted in ``tb[T_RANKS:]`` less one card of rank
+    ``removed`` (-1: none): its score (R8.2-R8.4)."""
+    threes = tb[T_RANKS + THREE] - (removed == THREE)
     fixed = cancellable = count = 0
     for r in range(NUM_RANKS):
         if r == THREE:
             continue
-        k = copies(one, two, RANK_BITS[r])
+        k = tb[T_RANKS + r] - (r == removed)
         if can_cancel(p, r):
             cancellable += k * RANK_POINTS[r]
             count += k
@@ -141,7 +151,7 @@ def hand_points(p: Any, one: int, two: int) -> int:
             break
         if r == THREE or not can_cancel(p, r):
             continue
-        k = copies(one, two, RANK_BITS[r])
+        k = tb[T_RANKS + r] - (r == removed)
         k = k if k < left else left
         cancellable -= k * RANK_POINTS[r]
         left -= k
@@ -152,10 +162,10 @@ def hand_points(p: Any, one: int, two: int) -> int:
 
 
 @inner
-def shed_value(p: Any, one: int, two: int, c: int, now: int) -> float:
-    """``_shed_values``' entry for card ``c`` of a hand holding a 3 and scoring ``now``."""
-    rest_one, rest_two = without(one, two, c)
-    return float(now - hand_points(p, rest_one, rest_two))
+def shed_value(p: Any, tb: Any, c: int, now: int) -> float:
+    """``_shed_values``' entry for card ``c`` of a hand holding a 3 and scoring ``now`` (its
+    ranks counted in ``tb``): the points that playing ``c`` takes off the hand's score."""
+    return float(now - hand_points(p, tb, c % NUM_RANKS))
 
 
 @inner
