@@ -167,16 +167,22 @@ def test_the_twins_are_the_same_players() -> None:
         assert repr(bot) == f"CompiledBot({name!r})"
 
 
-def test_act_takes_rows_and_out() -> None:
+@pytest.mark.parametrize("name", COMPILED_BOTS)
+def test_act_takes_rows_and_out(name: str) -> None:
+    """Some rows or all, into ``out`` or not: the same actions (as a vector env asks only the
+    rows where a bot's seat acts)."""
     vg = VectorGame(6, 3, Rules(), seed=4)
-    bot = CompiledBot("greedy")
-    every = bot.act(vg)
-    assert every.dtype == np.int64 and every.shape == (6,)
-    assert bot.act(vg, rows=[4, 1]).tolist() == [every[4], every[1]]
-    assert bot.act(vg, rows=[]).shape == (0,)
-    out = np.full(2, -5, np.int64)
-    assert bot.act(vg, rows=np.array([0, 5]), out=out) is out
-    assert out.tolist() == [every[0], every[5]]
+    bot = CompiledBot(name)
+    for _ in range(12):
+        every = bot.act(vg)
+        assert every.dtype == np.int64 and every.shape == (6,)
+        assert bot.act(vg, rows=[4, 1]).tolist() == [every[4], every[1]]
+        assert bot.act(vg, rows=[]).shape == (0,)
+        out = np.full(2, -5, np.int64)
+        assert bot.act(vg, rows=np.array([0, 5]), out=out) is out
+        assert out.tolist() == [every[0], every[5]]
+        bot.observe(vg, every)
+        vg.step(every)
 
 
 def test_bad_input_is_refused_in_one_line() -> None:
