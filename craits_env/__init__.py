@@ -31,7 +31,11 @@ def _register_gym() -> None:
     if GYM_ENV_ID not in gymnasium.registry:
         # A string entry point: the Gym view (opponents are agents) lives in the agents layer,
         # which this package does not import.
-        gymnasium.register(GYM_ENV_ID, entry_point="craits.agents.gym_env:CraitsGymEnv")
+        gymnasium.register(
+            GYM_ENV_ID,
+            entry_point="craits.agents.gym_env:CraitsGymEnv",
+            vector_entry_point="craits.agents.gym_vector_env:CraitsVectorEnv",  # make_vec
+        )
 
 
 _register_gym()

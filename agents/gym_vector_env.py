@@ -1,0 +1,434 @@
+"""The Gymnasium vector view on the batched engine: N learner seats against compiled bots.
+
+``gymnasium.make_vec("craits/Craits-v0", num_envs=N, vectorization_mode="vector_entry_point",
+**kwargs)`` (after ``import craits_env``) is a :class:`CraitsVectorEnv`: N games of
+:class:`~craits_env.vector.VectorGame`, one learner seat in each, the other seats played by
+the compiled heuristic bots (:class:`~craits.agents.compiled_bots.CompiledBot`) inside
+``step`` until each learner's next decision. It takes the single view's keyword arguments
+(:class:`~craits.agents.gym_env.CraitsGymEnv`: ``num_players``, ``opponents``, ``seat``,
+``rules``, ``illegal_action``, ``flat_obs``, and ``reward``, ``auto_forced``, ``max_steps``)
+and plays the same games: row ``b`` after ``reset(seed=s)`` is, decision for decision, the
+single view after ``reset(seed=s + b)`` (gymnasium's ``SyncVectorEnv`` seeds its copies so)
+— the same observations, masks, rewards, terminations, truncations and final infos, for the
+same learner actions; ``reset(seed=[s0, s1, ...])`` gives each row its own seed.
+
+Opponents: ``"random"``, ``"greedy"``, ``"tactician"``, ``"expert"`` (one per other seat in
+seat order skipping the learner, or one name for all). ``random`` draws exactly as the
+single view's :class:`~craits.agents.base.RandomAgent` (a ``random.Random`` per seat,
+seeded from the row's generator); the others are compiled twins of the Python bots.
+Other specs (``pimc``, ``ppo:PATH``, agents, callables) are refused in one line.
+
+Spaces are batched (``single_observation_space`` is the single view's observation space,
+``single_action_space`` its ``Discrete(59)``); ``infos["action_mask"]`` is the int8
+``(N, 59)`` mask of each learner's next decision and :meth:`CraitsVectorEnv.action_masks`
+the same as bool. Infos are batched as gymnasium's ``SyncVectorEnv`` batches the single
+view's (each key with its ``_key`` row mask): ``seat`` and ``action_mask`` always; on the
+step that ends a row's episode ``winners``, ``scores``, ``place`` and ``hand_points`` (and
+``illegal_action``); on a row's (re)start ``reward_before_first_move`` and ``skipped_games``.
+
+**Autoreset: next step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP``,
+gymnasium's default): the step that ends a row's episode returns its last observation,
+``terminated`` or ``truncated``, and an all-zero mask; the row's next ``step`` ignores its
+action and starts the row's next game (reward 0, not terminated, the reset's infos), as the
+single view's ``reset()`` without a seed would.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
+from craits_env.craits_v0 import raw_env
+from craits_env.rewards import hand_rewards, win_shares
+from craits_env.rules import Rules
+from craits_env.seeding import draw_seed
+from craits_env.vector import VectorGame
+from craits_env.vector.layout import I_PHASE
+
+from .compiled_bots import COMPILED_BOTS, CompiledBot
+from .gym_env import ILLEGAL_ACTION_MODES, MAX_SKIPPED_GAMES
+
+VECTOR_OPPONENTS: tuple[str, ...] = ("random", *COMPILED_BOTS)
+"""The opponents the vector view seats (``random`` and the compiled bots)."""
+
+LEARNER = -1  # the table's entry of the learner's seat
+RANDOM = -2  # the table's entry of a ``random`` opponent
+RESET_OPTIONS = ("dealer", "deck")
+CLOSED, LEARNER_GROUP, OPPONENT, RESET = range(4)  # the owner of a row's open reward group
+
+
+class CraitsVectorEnv(gymnasium.vector.VectorEnv):
+    """N games on the batched engine, one learner seat each (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 4,
+        opponents: Sequence[str] | str = "random",
+        seat: int | None = None,
+        rules: Rules | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        flat_obs: bool = False,
+        *,
+        reward: str = "relative",
+        auto_forced: bool = False,
+        max_steps: int | None = None,
+        backend: str = "python",
+    ) -> None:
+        if render_mode is not None:
+            raise ValueError(f"render_mode: got {render_mode!r}, allowed None (no vector render)")
+        if not isinstance(flat_obs, bool):
+            raise ValueError(f"flat_obs: got {flat_obs!r}, allowed True or False")
+        # The single view's checks of the table, the rules and the options (one-line errors).
+        aec = raw_env(
+            num_players, rules, reward=reward, auto_forced=auto_forced, max_steps=max_steps,
+            backend=backend,
+        )  # fmt: skip
+        n = aec.num_players
+        if isinstance(opponents, str):
+            opponents = [opponents] * (n - 1)
+        opponents = list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: got {len(opponents)}, need {n - 1} for {n} players")
+        for spec in opponents:
+            if not isinstance(spec, str) or spec not in VECTOR_OPPONENTS:
+                raise ValueError(
+                    f"opponents: got {spec!r}, the vector env seats only {list(VECTOR_OPPONENTS)}"
+                    " (use gymnasium.make for other agents)"
+                )
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+        ):
+            raise ValueError(f"seat: got {seat!r}, allowed None or a seat from 0 to {n - 1}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action: got {illegal_action!r}, allowed 'terminate', 'raise'"
+            )
+        self.num_envs = int(num_envs)  # VectorGame checks it
+        self.game = VectorGame(num_envs, n, aec.rules, seed=0, reward=reward, auto_reset=False)
+        self.num_players = n
+        self.rules = aec.rules
+        self.reward_mode = reward
+        self.auto_forced = auto_forced
+        self.max_steps = max_steps
+        self.opponents = opponents
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.flat_obs = flat_obs
+        self.render_mode = None
+        space = aec.observation_space("player_0")
+        assert isinstance(space, gymnasium.spaces.Dict)
+        self.single_observation_space = space["observation"] if flat_obs else space
+        self.single_action_space = aec.action_space("player_0")
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        names = sorted({o for o in opponents if o != "random"})
+        self._bots = [CompiledBot(name) for name in names]
+        self._kind = [RANDOM if o == "random" else names.index(o) for o in opponents]
+        self._memory_bots = [bot for bot in self._bots if bot.name == "expert"]
+        b_all = self.num_envs
+        self._rngs: list[np.random.Generator] = [np.random.default_rng() for _ in range(b_all)]
+        self._randoms: list[dict[int, random.Random]] = [{} for _ in range(b_all)]
+        self.seats = np.zeros(b_all, np.int64)  # each row's learner seat
+        self._table = np.full((b_all, n), LEARNER, np.int64)  # per row and seat: who plays
+        self._steps = np.zeros(b_all, np.int64)  # decisions of the episode (max_steps)
+        self._truncated = np.zeros(b_all, np.bool_)
+        self._illegal = np.zeros(b_all, np.bool_)
+        self._ended = np.zeros(b_all, np.bool_)  # the episode ended: the next step resets
+        self._obs = np.zeros((b_all, aec.encoder.size), np.float32)
+        self._mask = np.zeros((b_all, NUM_ACTIONS), np.int8)
+        self._group = np.full(b_all, CLOSED, np.int64)  # the open reward group's owner
+        self._first_hand = np.zeros(b_all, np.int64)  # hands finished when it opened
+        self._reset_done = False
+
+    # ------------------------------------------------------------------ the API
+
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """New games in every row: row ``b`` as the single view's ``reset(seed=seed + b)``
+        (``seed`` a list: ``reset(seed=seed[b])``; ``None``: each row's generator goes on, or
+        fresh entropy at the first reset). ``options``: ``dealer``, ``deck`` for every row."""
+        options = dict(options or {})
+        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
+        if unknown:
+            raise ValueError(f"reset options: unknown key(s) {unknown}; allowed {RESET_OPTIONS}")
+        if seed is not None:
+            seeds = (
+                [int(seed) + b for b in range(self.num_envs)]
+                if isinstance(seed, int | np.integer)
+                else list(seed)
+            )
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed: got {len(seeds)} seeds, need {self.num_envs} (num_envs)")
+            self._rngs = [seeding.np_random(int(s))[0] for s in seeds]
+        self._reset_done = True
+        rows = np.arange(self.num_envs)
+        self._ended[:] = False
+        self._illegal[:] = False
+        infos: dict[str, Any] = {}
+        for b, info in self._start(rows, options).items():
+            self._add_info(infos, info, b)
+        self._observe()
+        return self._obs_out(), self._base_infos(infos)
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Each learner's action; the opponents then play until each learner's next
+        decision or the end (next-step autoreset: see the module docstring)."""
+        if not self._reset_done:
+            raise ValueError("step() before reset()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or (acts.size and acts.dtype.kind not in "iu"):
+            raise ValueError(
+                f"actions: got {acts.dtype} {acts.shape}, allowed ints ({self.num_envs},)"
+            )
+        acts = acts.astype(np.int64)
+        n = self.num_envs
+        rewards = np.zeros(n, np.float64)
+        terminated = np.zeros(n, np.bool_)
+        truncated = np.zeros(n, np.bool_)
+        infos: dict[str, Any] = {}
+        restart = np.flatnonzero(self._ended)
+        play = ~self._ended
+        legal = self._mask[np.arange(n), np.clip(acts, 0, NUM_ACTIONS - 1)] != 0
+        legal &= (acts >= 0) & (acts < NUM_ACTIONS)
+        illegal = play & ~legal
+        if illegal.any():
+            b = int(np.flatnonzero(illegal)[0])
+            if self.illegal_action == "raise":
+                allowed = [int(a) for a in np.flatnonzero(self._mask[b])]
+                raise ValueError(
+                    f"actions: row {b}: action {int(acts[b])} is not legal; legal: {allowed}"
+                )
+            self._illegal |= illegal
+            rewards[illegal] = -1.0
+            terminated |= illegal
+            play &= ~illegal
+        if play.any():
+            learner, others = np.zeros(n, np.float64), np.zeros(n, np.float64)
+            self._open(play, LEARNER_GROUP)
+            self._apply(play, acts)
+            self._steps[play] += 1
+            self._play_opponents(play, others, learner)
+            rewards[play] = learner[play] + others[play]  # the single view's order of sums
+            over = self.game.is_over()
+            terminated |= play & over
+            truncated |= play & self._truncated & ~over
+        ended = terminated | truncated
+        self._ended |= ended
+        row_infos = {int(b): self._final_info(int(b)) for b in np.flatnonzero(ended)}
+        if restart.size:
+            self._ended[restart] = False
+            self._illegal[restart] = False
+            row_infos.update(self._start(restart, {}))
+        for b in sorted(row_infos):
+            self._add_info(infos, row_infos[b], b)
+        self._observe()
+        return self._obs_out(), rewards, terminated, truncated, self._base_infos(infos)
+
+    def action_masks(self) -> np.ndarray:
+        """The learners' legal actions now (bool, ``(N, 59)``); all False in a row whose
+        episode just ended (its next step resets it)."""
+        return self._mask.astype(bool)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._reset_done = False
+
+    # ------------------------------------------------------------------ the rows
+
+    def _start(self, rows: np.ndarray, options: dict[str, Any]) -> dict[int, dict[str, Any]]:
+        """Deal each row of ``rows`` a game in which its learner decides (as the single view's
+        reset: games that end first are skipped); the rows' reset infos."""
+        n = self.num_players
+        vg = self.game
+        skipped = np.zeros(self.num_envs, np.int64)
+        before = np.zeros(self.num_envs, np.float64)
+        pending = np.asarray(rows, np.int64)
+        while pending.size:
+            for b in pending:
+                rng = self._rngs[b]
+                game_seed = draw_seed(rng)
+                seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
+                self.seats[b] = seat
+                others = [s for s in range(n) if s != seat]
+                self._table[b, seat] = LEARNER
+                self._randoms[b] = {}
+                for s, kind in zip(others, self._kind, strict=True):
+                    self._table[b, s] = kind
+                    agent_seed = draw_seed(rng)
+                    if kind == RANDOM:
+                        self._randoms[b][s] = random.Random(agent_seed)
+                state = np.random.default_rng(game_seed).bit_generator.state
+                vg.reset(
+                    [int(b)], dealer=options.get("dealer"), deck_top=options.get("deck"),
+                    generator_state=state,
+                )  # fmt: skip
+            for bot in self._memory_bots:
+                bot.forget(vg, pending)
+            self._steps[pending] = 0
+            self._truncated[pending] = False
+            active = np.zeros(self.num_envs, np.bool_)
+            active[pending] = True
+            before[pending] = 0.0
+            self._open(active, RESET)
+            self._play_opponents(active, before, before)
+            ended = pending[vg.is_over()[pending] | self._truncated[pending]]
+            skipped[ended] += 1
+            if ended.size and skipped[ended].max() > MAX_SKIPPED_GAMES:
+                raise ValueError(
+                    f"reset: {MAX_SKIPPED_GAMES + 1} games in a row ended before the learner's "
+                    "first decision (a stacked deck, or only one-card hands?)"
+                )
+            pending = ended
+        return {
+            int(b): {
+                "seat": int(self.seats[b]),
+                "reward_before_first_move": float(before[b]),
+                "skipped_games": int(skipped[b]),
+            }
+            for b in rows
+        }
+
+    def _play_opponents(self, active: np.ndarray, others: np.ndarray, own: np.ndarray) -> None:
+        """The opponents of the ``active`` rows play (forced moves too, with ``auto_forced``)
+        until each learner's turn, the end or the truncation. The learners' rewards are
+        added to ``others`` (of the opponents' steps) and ``own`` (of the learner's step) as
+        the single view adds them (:meth:`_close`)."""
+        vg = self.game
+        rows = np.arange(self.num_envs)
+        need_mask = self.auto_forced or RANDOM in self._kind
+        while True:
+            over = vg.is_over()
+            live = active & ~over & ~self._truncated
+            mask = vg.legal_mask() if need_mask else None
+            forced = np.zeros(self.num_envs, np.bool_)
+            if self.auto_forced:
+                assert mask is not None
+                forced = live & (mask.sum(1) == 1)
+            if self.max_steps is not None:
+                cut = live & ~forced & (self._steps >= self.max_steps)
+                self._truncated |= cut
+                live &= ~cut
+            current = vg.current_player()
+            who = self._table[rows, np.maximum(current, 0)]
+            moving = live & (forced | (who != LEARNER))
+            if not moving.any():
+                self._close(active, others, own)
+                return
+            actions = np.full(self.num_envs, -1, np.int64)
+            bots = moving & ~forced
+            for k, bot in enumerate(self._bots):
+                which = np.flatnonzero(bots & (who == k))
+                if which.size:
+                    actions[which] = bot.act(vg, which)
+            for b in np.flatnonzero(bots & (who == RANDOM)):
+                assert mask is not None
+                legal = np.flatnonzero(mask[b])
+                actions[b] = legal[self._randoms[b][int(current[b])].randrange(legal.size)]
+            if self.auto_forced:
+                assert mask is not None
+                for b in np.flatnonzero(forced):
+                    actions[b] = int(np.flatnonzero(mask[b])[0])
+            self._close(bots, others, own)
+            self._open(bots, OPPONENT)
+            self._apply(moving, actions)
+            self._steps[bots] += 1
+
+    def _apply(self, moving: np.ndarray, actions: np.ndarray) -> None:
+        """Step the ``moving`` rows; the others in play are held."""
+        vg = self.game
+        st = vg.state.st
+        hold = ~moving & ~vg.is_over()
+        # The engine steps every game in play: hold the waiting ones as finished games for
+        # this one step (their action ignored, nothing changed), then give their phase back.
+        phases = st[hold, I_PHASE].copy()
+        st[hold, I_PHASE] = PHASE_GAME_OVER
+        try:
+            for bot in self._memory_bots:
+                bot.observe(vg, actions)
+            vg.step(actions)
+        finally:
+            st[hold, I_PHASE] = phases
+
+    # A reward group is what craits_v0 pays for one step: a decision and the forced moves
+    # after it (auto_forced), or a reset and its forced moves. The single view adds the
+    # learner's group to the sum of the opponents' groups and drops the reset's.
+    def _open(self, rows: np.ndarray, owner: int) -> None:
+        self._group[rows] = owner
+        self._first_hand[rows] = self.game.hands_finished()[rows]
+
+    def _close(self, rows: np.ndarray, others: np.ndarray, own: np.ndarray) -> None:
+        """Close the open reward groups of ``rows``: the learner's reward of each group (the
+        hands it finished in order, then the "win" reward) is added to ``own`` (the learner's
+        group) or ``others``."""
+        vg = self.game
+        hands, over = vg.hands_finished(), vg.is_over()
+        closing = rows & (self._group != CLOSED)
+        paid = closing & ((hands > self._first_hand) | over) & (self._group != RESET)
+        for b in np.flatnonzero(paid):
+            to = own if self._group[b] == LEARNER_GROUP else others
+            to[b] += self._group_reward(int(b), int(self._first_hand[b]), bool(over[b]))
+        self._group[closing] = CLOSED
+
+    def _group_reward(self, b: int, first_hand: int, over: bool) -> float:
+        seat = int(self.seats[b])
+        reward = 0.0
+        if self.reward_mode != "win":
+            for points in self.game.hand_points(b)[first_hand:]:
+                reward += hand_rewards(points, self.reward_mode)[seat]
+        if over and self.reward_mode == "win":
+            reward += win_shares(self._winners(b), self.num_players)[seat]
+        return reward
+
+    def _winners(self, b: int) -> list[int]:
+        scores = self.game.scores(b)
+        best = min(scores)
+        return [s for s, v in enumerate(scores) if v == best]
+
+    def _final_info(self, b: int) -> dict[str, Any]:
+        """The single view's last info of row ``b`` (less the mask: added for every row)."""
+        seat = int(self.seats[b])
+        scores = self.game.scores(b)
+        mine = scores[seat]
+        info: dict[str, Any] = {"seat": seat}
+        if self._illegal[b]:
+            info["illegal_action"] = True
+        info.update(
+            winners=self._winners(b),
+            scores=scores,
+            place=1 + sum(s < mine for s in scores),
+            hand_points=[int(points[seat]) for points in self.game.hand_points(b)],
+        )
+        return info
+
+    def _observe(self) -> None:
+        vg = self.game
+        vg.observe(out=self._obs, seats=self.seats)
+        vg.legal_mask(out=self._mask)
+        waiting = ~vg.is_over() & (vg.current_player() == self.seats)
+        self._mask[self._ended | ~waiting] = 0
+
+    def _obs_out(self) -> Any:
+        if self.flat_obs:
+            return self._obs.copy()
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def _base_infos(self, infos: dict[str, Any]) -> dict[str, Any]:
+        """``seat`` and ``action_mask`` of every row, as ``SyncVectorEnv`` batches them."""
+        everyone = np.ones(self.num_envs, np.bool_)
+        infos["seat"] = self.seats.copy()
+        infos["_seat"] = everyone
+        infos["action_mask"] = self._mask.copy()
+        infos["_action_mask"] = everyone.copy()
+        return infos

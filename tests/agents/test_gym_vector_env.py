@@ -1,0 +1,188 @@
+"""The Gymnasium vector view on the batched engine (agents/gym_vector_env.py) against the
+single Gym view: with the same seeds and learner actions, the same games decision by decision.
+
+``gymnasium.make_vec(..., vectorization_mode="sync")`` is N single views in gymnasium's
+``SyncVectorEnv`` (row ``b`` seeded ``seed + b``, next-step autoreset, infos batched by
+``_add_info``): the vector env must return exactly what it returns — observations, rewards,
+terminations, truncations and every info key with its dtype — step by step.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+
+import craits_env  # noqa: F401  (registers craits/Craits-v0)
+from craits.agents.gym_vector_env import VECTOR_OPPONENTS, CraitsVectorEnv
+from craits_env import GYM_ENV_ID, Rules
+from craits_env.testing.random_rules import random_config
+
+
+def make_vec(num_envs: int, mode: str, **kwargs: Any) -> gymnasium.vector.VectorEnv:
+    return gymnasium.make_vec(GYM_ENV_ID, num_envs=num_envs, vectorization_mode=mode, **kwargs)
+
+
+def same(a: Any, b: Any, where: str) -> None:
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b), where
+        for key in a:
+            same(a[key], b[key], f"{where}[{key!r}]")
+        return
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            same(x, y, f"{where}[{i}]")
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert (a.dtype, a.shape) == (b.dtype, b.shape), where
+    if a.dtype == object:
+        assert a.tolist() == b.tolist(), where
+    else:
+        assert np.array_equal(a, b), where
+
+
+def lockstep(seed: int, num_envs: int, episodes: int, **kwargs: Any) -> tuple[int, int]:
+    """Play the vector env and gymnasium's SyncVectorEnv of single views side by side with
+    the same random learner actions until ``episodes`` episodes ended; (decisions, episodes)."""
+    vec = make_vec(num_envs, "vector_entry_point", **kwargs)
+    sync = make_vec(num_envs, "sync", **kwargs)
+    assert isinstance(vec, CraitsVectorEnv)
+    same(vec.reset(seed=seed), sync.reset(seed=seed), "reset")
+    r = random.Random(seed)
+    decisions = ended = 0
+    while ended < episodes:
+        mask = vec.action_masks()
+        assert np.array_equal(mask, np.asarray(sync.call("action_masks")))
+        actions = np.zeros(num_envs, np.int64)  # rows that just ended: ignored (autoreset)
+        for b in np.flatnonzero(mask.any(1)):
+            legal = np.flatnonzero(mask[b])
+            actions[b] = legal[r.randrange(legal.size)]
+        got, expected = vec.step(actions), sync.step(actions)
+        same(got, expected, f"decision {decisions}")
+        decisions += int(mask.any(1).sum())
+        ended += int((got[2] | got[3]).sum())
+    vec.close()
+    sync.close()
+    return decisions, ended
+
+
+def test_one_game_equals_the_single_view_fast() -> None:
+    decisions, _ = lockstep(0, 1, 2, num_players=4, opponents="expert", rules=Rules.short_game())
+    assert decisions > 50
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 3, "opponents": ["greedy", "tactician"], "flat_obs": True},
+        {"num_players": 5, "opponents": "random", "reward": "win"},
+        {"num_players": 2, "opponents": "expert", "reward": "bounded", "max_steps": 30},
+        {"num_players": 4, "opponents": ["random", "expert", "greedy"], "seat": 2,
+         "reward": "score", "auto_forced": True},
+    ],
+)  # fmt: skip
+def test_rows_equal_single_views_seeded_seed_plus_row(kwargs: dict[str, Any]) -> None:
+    decisions, ended = lockstep(7, 3, 4, rules=Rules.short_game(), **kwargs)
+    assert ended >= 4 and decisions > 40
+
+
+def test_make_vec_gives_the_batched_spaces_and_the_autoreset_mode() -> None:
+    env = make_vec(5, "vector_entry_point", num_players=3, opponents="greedy", flat_obs=True)
+    assert isinstance(env, gymnasium.vector.VectorEnv)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    single = gymnasium.make(GYM_ENV_ID, num_players=3, flat_obs=True)
+    assert env.single_observation_space == single.observation_space
+    assert env.single_action_space == single.action_space
+    assert env.observation_space.shape == (5, *single.observation_space.shape)
+    assert env.action_space == gymnasium.spaces.MultiDiscrete([59] * 5)
+    obs, infos = env.reset(seed=3)
+    assert obs.shape == (5, single.observation_space.shape[0]) and obs.dtype == np.float32
+    assert infos["action_mask"].shape == (5, 59) and infos["action_mask"].dtype == np.int8
+    assert np.array_equal(env.action_masks(), infos["action_mask"].astype(bool))
+    assert env.action_masks().any(1).all()
+    again, _ = env.reset(seed=3)
+    assert np.array_equal(obs, again)
+    assert not np.array_equal(obs, env.reset(seed=4)[0])
+
+
+def test_the_step_after_the_end_starts_the_next_game() -> None:
+    env = make_vec(2, "vector_entry_point", num_players=2, opponents="greedy",
+                   rules=Rules(hand_sizes=(1,)))  # fmt: skip
+    env.reset(seed=0)
+    r = random.Random(0)
+    for _ in range(200):
+        mask = env.action_masks()
+        actions = np.array([np.flatnonzero(m)[r.randrange(m.sum())] if m.any() else 0
+                            for m in mask])  # fmt: skip
+        _, reward, terminated, _, infos = env.step(actions)
+        if terminated.any():
+            b = int(np.flatnonzero(terminated)[0])
+            assert infos["_winners"][b] and infos["_place"][b] and infos["_scores"][b]
+            assert not env.action_masks()[b].any()  # no decision pending
+            _, reward, terminated2, _, infos = env.step(actions)  # row b's action ignored
+            assert reward[b] == 0.0 and not terminated2[b]
+            assert infos["_skipped_games"][b] and infos["_reward_before_first_move"][b]
+            assert env.action_masks()[b].any()
+            return
+    raise AssertionError("no game ended")
+
+
+def test_illegal_action_terminates_the_row_or_raises() -> None:
+    env = make_vec(2, "vector_entry_point", num_players=3, opponents="greedy")
+    env.reset(seed=1)
+    mask = env.action_masks()
+    bad = int(np.flatnonzero(~mask[0])[0])
+    good = int(np.flatnonzero(mask[1])[0])
+    _, reward, terminated, _, infos = env.step(np.array([bad, good]))
+    assert reward[0] == -1.0 and terminated[0] and infos["illegal_action"][0]
+    assert not infos["_illegal_action"][1] and not env.action_masks()[0].any()
+    strict = make_vec(1, "vector_entry_point", num_players=3, illegal_action="raise")
+    strict.reset(seed=1)
+    bad = int(np.flatnonzero(~strict.action_masks()[0])[0])
+    with pytest.raises(ValueError, match=rf"row 0: action {bad} is not legal; legal: \["):
+        strict.step(np.array([bad]))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"opponents": "pimc"}, r"got 'pimc', the vector env seats only \['random', 'greedy'"),
+        ({"opponents": "ppo:x.pt"}, r"got 'ppo:x.pt', the vector env seats only"),
+        ({"opponents": ["random"]}, r"opponents: got 1, need 3 for 4 players"),
+        ({"seat": 4}, r"seat: got 4, allowed None or a seat from 0 to 3"),
+        ({"reward": "wins"}, r"reward"),
+        ({"render_mode": "human"}, r"render_mode: got 'human', allowed None"),
+    ],
+)
+def test_refused_in_one_line(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        CraitsVectorEnv(2, **kwargs)
+    assert VECTOR_OPPONENTS == ("random", "greedy", "tactician", "expert")
+
+
+@pytest.mark.slow
+def test_random_option_games_equal_the_single_view() -> None:
+    """Many games of random options (2-10 players, one and two decks), every reward mode,
+    the four opponents, fixed and drawn seats, one row and several."""
+    r = random.Random(40)
+    total = 0
+    for i in range(100):
+        n, rules = random_config(r)
+        kwargs: dict[str, Any] = {
+            "num_players": n,
+            "rules": rules,
+            "opponents": [r.choice(VECTOR_OPPONENTS) for _ in range(n - 1)],
+            "seat": r.choice([None, r.randrange(n)]),
+            "reward": r.choice(["relative", "bounded", "score", "win"]),
+            "flat_obs": r.random() < 0.5,
+            "auto_forced": r.random() < 0.3,
+        }
+        if r.random() < 0.2:
+            kwargs["max_steps"] = r.randint(5, 80)
+        decisions, _ = lockstep(i, r.choice([1, 1, 3]), 3, **kwargs)
+        total += decisions
+    assert total > 10_000
