@@ -34,7 +34,8 @@ DEVICES: tuple[str, ...] = get_args(Device)
 Backend = Literal["python", "vector"]
 ObservationKind = Literal["standard", "belief"]
 ValueHorizon = Literal["game", "hand"]
-VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, "random")  # what backend="vector" can seat
+VECTOR_BOTS = ("random", "greedy", "tactician", "expert")  # compiled for backend="vector"
+VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, *VECTOR_BOTS, "ppo:PATH")  # what backend="vector" seats
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
 
@@ -74,7 +75,7 @@ class TrainConfig:
     num_games: int = 128
     """games stepped together; the network acts for all of them in one batch"""
     backend: Backend = "python"
-    """where the games are stepped: python (any opponent) or vector (batched; self, past, random)"""
+    """python (any opponent) or vector (the batched engine: self, past, bots, ppo:PATH)"""
     batch_size: int = 8192
     """transitions (non-forced decisions of trained seats) per update"""
     num_minibatches: int = 4
@@ -257,12 +258,10 @@ def _validate(c: TrainConfig) -> None:
 def _validate_vector(c: TrainConfig) -> None:
     from craits_env.vector import unsupported_options
 
-    bots = [k for k, w in c.opponents.items() if w > 0 and k not in VECTOR_OPPONENTS]
-    if bots:
-        raise ValueError(
-            f"config opponents: backend vector seats only {', '.join(VECTOR_OPPONENTS)}; got "
-            f"{', '.join(bots)} (the bots read a Python game: use backend=python)"
-        )
+    for spec, weight in c.opponents.items():
+        why = vector_refusal(spec, c) if weight > 0 else None
+        if why:
+            raise ValueError(f"config opponents: {why}")
     bad = unsupported_options(c.rules)
     if bad:
         raise ValueError("config rules: backend vector does not support " + "; ".join(bad))
@@ -276,6 +275,33 @@ def _validate_vector(c: TrainConfig) -> None:
             f"config hands_coef: backend vector trains no hands head, got {c.hands_coef} "
             "(its targets are the Python game's hands: backend python)"
         )
+
+
+def vector_refusal(spec: str, c: TrainConfig) -> str | None:
+    """Why ``backend="vector"`` cannot seat the opponent ``spec`` at ``c``'s table (``None``:
+    it can). It seats what runs batched over its rows: the pool's ``self`` and ``past``, the
+    compiled bots (:data:`VECTOR_BOTS`) and a checkpoint's policy reading the standard
+    observation (``ppo:PATH``); not a search (``pimc``), a user's module, or a policy reading
+    the belief observation (``champion``), which the batched engine does not encode."""
+    if spec in (POOL_SELF, POOL_PAST, *VECTOR_BOTS):
+        return None
+    from craits.agents.checkpoint_agent import SPEC, PPOAgent
+    from craits.agents.specs import make_agent
+
+    allowed = ", ".join(VECTOR_OPPONENTS)
+    agent = make_agent(spec, num_players=c.num_players, rules=c.rules)
+    if isinstance(agent, PPOAgent) and agent.meta.get("observation") != "standard":
+        return (
+            f"backend vector seats {allowed} (a standard-observation checkpoint); {spec} reads "
+            f"the {agent.meta.get('observation')} observation, which the batched engine does "
+            "not encode (use backend=python)"
+        )
+    if spec.startswith(SPEC + ":") and isinstance(agent, PPOAgent):
+        return None
+    return (
+        f"backend vector seats only {allowed}; got {spec} (not compiled for the batched "
+        "engine: use backend=python)"
+    )
 
 
 def _validate_opponents(c: TrainConfig) -> None:

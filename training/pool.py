@@ -12,7 +12,11 @@ configured weights (``TrainConfig.opponents``):
   finishes with it). While the pool is empty a ``"past"`` draw falls back to
   ``"self"``;
 * any agent spec (``"greedy"``, ``"tactician"``, ``"expert"``, ``"random"``,
-  ``"pimc:N"``, ``"ppo:PATH"``) — that bot.
+  ``"pimc:N"``, ``"ppo:PATH"``) — that bot. ``backend="python"`` seats any; ``backend="vector"``
+  seats the compiled bots (:class:`~craits.agents.compiled_bots.CompiledBot`, ``random`` from
+  the engine's sampler) and a ``ppo:PATH`` checkpoint's policy as a frozen network
+  (:meth:`OpponentPool.checkpoint_network`), and refuses the others in the config
+  (:func:`~craits.training.config.vector_refusal`).
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ class OpponentPool:
         self.snapshots: list[Snapshot] = []  # drawn for new games
         self.retired: list[Snapshot] = []  # dropped from the draw, still seated in running games
         self.seated: Counter[str] = Counter()  # opponent seats drawn since the last reset_counts
+        self.checkpoints: dict[str, PolicyNet] = {}  # "ppo:PATH" -> its policy, read once
 
     def draw_table(self, rng: np.random.Generator, seats: int) -> list[str]:
         """The kinds of ``seats`` opponents of one game: "self", "past@U" (snapshot) or a spec."""
@@ -87,6 +92,18 @@ class OpponentPool:
             if s.key == key:
                 return s.network
         raise KeyError(key)
+
+    def checkpoint_network(self, spec: str) -> PolicyNet:
+        """The frozen policy network of a ``"ppo:PATH"`` spec (read once; ``ValueError`` for a
+        missing or unusable checkpoint), for seating it batched (``backend="vector"``)."""
+        if spec not in self.checkpoints:
+            from craits.agents.checkpoint import load_policy
+            from craits.agents.checkpoint_agent import SPEC, checkpoint_file
+
+            if not spec.startswith(SPEC + ":"):
+                raise ValueError(f"checkpoint_network: got {spec!r}, allowed ppo:PATH")
+            self.checkpoints[spec] = load_policy(checkpoint_file(spec[len(SPEC) + 1 :]))[0]
+        return self.checkpoints[spec]
 
     def composition(self) -> dict[str, float]:
         """Share of each kind among the opponent seats drawn since the last call; resets."""

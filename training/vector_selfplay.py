@@ -10,25 +10,30 @@ steps the games:
 game's pending decision is sorted out from its legal mask and its acting seat: a
 decision with a single legal action (forced) takes it without asking anyone; the others
 are grouped by who plays the seat — the current network (learner and ``"self"`` seats),
-each frozen snapshot, ``"random"`` — and each network group is decided by one forward
-pass over its rows of the observation array the previous step filled
-(``observe_into=``: the engine encodes the observations while each game's state is hot,
-so there is no Python encoder here). Every seat of a tick acts in the same step; a
-finished game's stats are read, its streams closed and its row dealt anew (the row's own
-generator continues, as ``VectorGame``'s auto-reset does).
+each frozen snapshot, each bot — and each group is decided in one call over its rows: a
+network by one forward pass over its rows of the observation array the previous step
+filled (``observe_into=``: the engine encodes the observations while each game's state is
+hot, so there is no Python encoder here), a bot by one compiled call. Every seat of a tick
+acts in the same step; the compiled bots are told its actions first (the expert's public
+memory); a finished game's stats are read, its streams closed and its row dealt anew (the
+row's own generator continues, as ``VectorGame``'s auto-reset does).
 
-**Who can sit at the table.** The heuristic bots (``greedy``, ``tactician``, ``expert``,
-``pimc``, ``ppo:PATH``) read a Python ``Game`` and its public history, which a vector row
-does not keep; so this backend seats only ``"self"``, ``"past"`` (frozen snapshots) and
-``"random"`` (uniform over the legal actions, drawn in the compiled sampler), and
-:class:`~craits.training.config.TrainConfig` refuses any other opponent with ``backend="vector"``
-in one line. That is the self-play league of DouZero and AlphaZero-style training; a pool
-with bots trains on ``backend="python"``.
+**Who can sit at the table.** ``"self"``, ``"past"`` (frozen snapshots, sampled as on the
+Python backend), ``"random"`` (uniform over the legal actions, drawn in the compiled
+sampler), the heuristic bots ``greedy``, ``tactician`` and ``expert`` compiled over the rows
+(:class:`~craits.agents.compiled_bots.CompiledBot`: the Python bots' moves, decision for
+decision) and a ``ppo:PATH`` checkpoint's policy reading the standard observation (a frozen
+network playing its argmax, as :class:`~craits.agents.checkpoint_agent.PPOAgent` does).
+:class:`~craits.training.config.TrainConfig` refuses any other opponent with
+``backend="vector"`` in one line (:func:`~craits.training.config.vector_refusal`): a search
+(``pimc``), a user's module, or a policy reading the belief observation (``champion``), which
+this engine does not encode; those train on ``backend="python"``.
 
 **Reproducible.** The games come from ``VectorGame(seed=draw_seed(rng))`` (game ``b`` of the
 vector is the Python game of its row's generator), seats and opponents from ``rng``, the
 actions from the torch generator ``collect`` gets, groups decided in a fixed order (the
-current network, then snapshots by age, then random): the same seed trains the same
+current network, random, then the others by first seating; only the sampling networks draw
+from the torch generator, the bots and checkpoints are deterministic): the same seed trains the same
 parameters; :meth:`state_bytes` holds everything, so a resumed run continues exactly.
 It is not the same stream of games as the Python backend's (that one draws a seed per
 game): the two backends train on different deals of the same rules.
@@ -43,18 +48,20 @@ from typing import Any
 import numpy as np
 import torch
 
+from craits.agents.compiled_bots import COMPILED_BOTS, CompiledBot
 from craits.agents.network import PolicyNet
 from craits_env.seeding import draw_seed
 from craits_env.vector import RandomPolicy, VectorGame
 
 from .buffer import RolloutStats, Segment, TransitionBuffer
-from .config import TrainConfig
+from .config import VECTOR_OPPONENTS, TrainConfig
 from .pool import SELF, OpponentPool, is_snapshot
 from .ppo import MaskedCategorical
 from .selfplay import LEARNER, OLDER_GAMES, SelfPlayRollout
 
 RANDOM = "random"
-CURRENT_GROUP, RANDOM_GROUP = 0, 1  # group ids; a snapshot's id is 2 or more
+CHECKPOINT = "ppo:"  # a checkpoint's spec: ppo:PATH
+CURRENT_GROUP, RANDOM_GROUP = 0, 1  # group ids; a snapshot's, bot's or checkpoint's: 2 or more
 
 
 class VectorSelfPlayRollout:
@@ -80,6 +87,8 @@ class VectorSelfPlayRollout:
         self.learner = np.zeros(games, np.int64)
         self.last = np.full((games, n), -1, np.int64)  # latest transition of each stream
         self.stats = RolloutStats()
+        drawn = {k for k, p in zip(pool.kinds, pool.probs, strict=True) if p > 0}
+        self.bots = {name: CompiledBot(name) for name in COMPILED_BOTS if name in drawn}
         for b in range(games):
             self._seat(b)
 
@@ -94,8 +103,10 @@ class VectorSelfPlayRollout:
             return CURRENT_GROUP
         if actor == RANDOM:
             return RANDOM_GROUP
-        if not is_snapshot(actor):  # TrainConfig refuses these with backend="vector"
-            raise ValueError(f"backend vector cannot seat {actor!r}; allowed self, past, random")
+        if not (is_snapshot(actor) or actor in self.bots or actor.startswith(CHECKPOINT)):
+            raise ValueError(  # TrainConfig refuses these with backend="vector"
+                f"backend vector cannot seat {actor!r}; allowed {', '.join(VECTOR_OPPONENTS)}"
+            )
         if actor not in self.keys:
             self.keys.append(actor)
         return self.keys.index(actor)
@@ -139,13 +150,20 @@ class VectorSelfPlayRollout:
         actions = mask.argmax(axis=1).astype(np.int64)  # the forced rows' only action
         group = self.group[rows, seat]
         pending = np.flatnonzero(~forced)
-        for g in np.unique(group[pending]):  # current network, random, snapshots: in id order
+        for g in np.unique(group[pending]):  # current network, random, the others: in id order
             r = pending[group[pending] == g]
+            key = self.keys[g]
             if g == RANDOM_GROUP:
                 actions[r] = self.random.actions(mask[r])
-                continue
-            net = policy if g == CURRENT_GROUP else self.pool.network(self.keys[g])
-            self._decide(net, r, seat[r], actions, g == CURRENT_GROUP, generator)
+            elif key in self.bots:
+                actions[r] = self.bots[key].act(self.games, r)
+            elif key.startswith(CHECKPOINT):
+                self._argmax(self.pool.checkpoint_network(key), r, actions)
+            else:
+                net = policy if g == CURRENT_GROUP else self.pool.network(key)
+                self._decide(net, r, seat[r], actions, g == CURRENT_GROUP, generator)
+        for bot in self.bots.values():  # every step's actions, before it (the expert's memory)
+            bot.observe(self.games, actions)
         per_hand = self.config.value_horizon == "hand"
         hands = self.games.hands_finished() if per_hand else None
         rewards, done = self.games.step(actions, observe_into=self.obs, mask_into=self.mask)
@@ -206,6 +224,16 @@ class VectorSelfPlayRollout:
         )
         self.last[rows, seats] = idx
 
+    def _argmax(self, net: PolicyNet, rows: np.ndarray, actions: np.ndarray) -> None:
+        """A checkpoint's moves in ``rows``: its most probable legal action (the first of a
+        tie, as PPOAgent's argmax), one forward pass."""
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            logits = net.logits(torch.from_numpy(self.obs[rows])).numpy()
+        legal = self.mask[rows].view(np.bool_)
+        actions[rows] = np.where(legal, logits, -np.inf).argmax(axis=1)
+        self.stats.seconds["forward"] += time.perf_counter() - t0
+
     def _pay(self, rewards: np.ndarray) -> None:
         """Add each seat's reward of the step to its stream's latest transition."""
         games, seats = np.nonzero(rewards)
@@ -236,9 +264,11 @@ class VectorSelfPlayRollout:
 
     def in_use(self) -> set[str]:
         """The frozen snapshots seated in running games."""
-        return {self.keys[g] for g in np.unique(self.group).tolist() if g > RANDOM_GROUP}
+        return {k for k in (self.keys[g] for g in np.unique(self.group).tolist()) if is_snapshot(k)}
 
-    _STATE = ("games", "obs", "mask", "random", "keys", "group", "trained", "learner", "last")
+    _STATE = (
+        "games", "obs", "mask", "random", "keys", "group", "trained", "learner", "last", "bots"
+    )  # fmt: skip
 
     def state_bytes(self) -> bytes:
         """The games in flight, the seats, the carried transitions and the generators."""
@@ -260,6 +290,12 @@ class VectorSelfPlayRollout:
             raise ValueError(
                 f"the checkpoint has {state['games'].num_envs} games in flight, the config "
                 f"num_games={self.num_games}"
+            )
+        state.setdefault("bots", {})  # a checkpoint of a release without compiled bots
+        if set(state["bots"]) != set(self.bots):
+            raise ValueError(
+                f"the checkpoint's games seat the compiled bots {sorted(state['bots'])}, the "
+                f"config {sorted(self.bots)}"
             )
         for k in self._STATE:
             setattr(self, k, state[k])

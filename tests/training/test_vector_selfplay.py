@@ -2,7 +2,8 @@
 
 The rollout's transitions are checked against a replay of the same games on the Python
 engine (the reference): the same observations, masks, actions, rewards, stream links
-and ends, for every trained seat; training on it is reproducible and resumes exactly.
+and ends, for every trained seat, and the opponents' moves the Python bots' (the compiled
+bots, a checkpoint's policy); training on it is reproducible and resumes exactly.
 """
 
 from __future__ import annotations
@@ -15,17 +16,22 @@ import numpy as np
 import pytest
 import torch
 
-from craits.agents.checkpoint import load_checkpoint, tensor_to_bytes
+from craits.agents.base import Agent
+from craits.agents.checkpoint import load_checkpoint, save_checkpoint, tensor_to_bytes
+from craits.agents.compiled_bots import COMPILED_BOTS
 from craits.agents.network import PolicyNet
+from craits.agents.specs import make_agent
 from craits.training.buffer import TransitionBuffer
-from craits.training.config import TrainConfig
+from craits.training.config import VECTOR_BOTS, TrainConfig
 from craits.training.distributed import RolloutWorker
 from craits.training.pool import OpponentPool
 from craits.training.rollouts import LocalRollouts
+from craits.training.selfplay import LEARNER
 from craits.training.train import train
 from craits.training.vector_selfplay import CURRENT_GROUP, VectorSelfPlayRollout
-from craits_env import Game
+from craits_env import Game, Rules
 from craits_env.observation import ObservationEncoder, legal_mask
+from craits_env.public import PublicGame
 from craits_env.rewards import game_rewards, hand_rewards
 from craits_env.seeding import derive_seed
 
@@ -103,13 +109,97 @@ def test_transitions_are_what_the_python_engine_replays(
     probe = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
     pool = OpponentPool(config.opponents, probe.spec(), 2)
     pool.add_snapshot(PolicyNet(probe.obs_size, [16]), 3)  # "past" seats a real snapshot
+    kinds = replay_and_check(config, pool, ticks=400, min_games=config.num_games + 1)
+    # Forced decisions, the current network's, a snapshot's and random's all happened.
+    assert {(False, LEARNER), (True, LEARNER), (True, "random"), (True, "past@3")} <= kinds
+
+
+def write_checkpoint(path: Path, players: int, rules: dict[str, object], seed: int) -> str:
+    """A standard-observation checkpoint of a small random network; its ``ppo:PATH`` spec."""
+    torch.manual_seed(seed)
+    config = vector_tiny(num_players=players, rules=rules)
+    net = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
+    save_checkpoint(
+        path,
+        {
+            "network": net.spec(),
+            "policy": net.state_dict(),
+            "num_players": players,
+            "rules": Rules(**rules).to_dict(),  # type: ignore[arg-type]
+        },
+    )
+    return f"ppo:{path}"
+
+
+@pytest.mark.parametrize(
+    "players, opponents, ticks",
+    [
+        (4, {"self": 1.0, "expert": 1.0}, 150),
+        (3, {"greedy": 1.0, "tactician": 1.0, "expert": 1.0, "random": 0.5}, 150),
+        pytest.param(
+            5, {"self": 1.0, "greedy": 1.0, "tactician": 1.0, "expert": 2.0}, 500,
+            marks=pytest.mark.slow,
+        ),
+    ],
+)  # fmt: skip
+def test_compiled_bots_play_the_python_bots_moves_in_the_replay(
+    players: int, opponents: dict[str, float], ticks: int
+) -> None:
+    config = vector_tiny(
+        num_players=players,
+        num_games=8,
+        batch_size=4000,
+        rules={"hand_sizes": [3, 2, 1]},
+        opponents=opponents,
+    )
+    pool = OpponentPool(config.opponents, {}, 1)
+    kinds = replay_and_check(config, pool, ticks=ticks, min_games=config.num_games // 2)
+    assert {(True, k) for k in opponents if k != "self"} <= kinds  # every bot decided
+
+
+def test_a_checkpoint_opponent_plays_its_argmax_in_the_replay(tmp_path: Path) -> None:
+    rules = {"hand_sizes": [3, 2, 1]}
+    spec = write_checkpoint(tmp_path / "opponent.pt", 3, rules, seed=5)
+    config = vector_tiny(
+        num_players=3, num_games=8, batch_size=4000, rules=rules, opponents={spec: 1.0}
+    )
+    pool = OpponentPool(config.opponents, {}, 1)
+    kinds = replay_and_check(config, pool, ticks=200, min_games=2)
+    assert (True, spec) in kinds  # the checkpoint decided
+
+
+def replay_and_check(
+    config: TrainConfig, pool: OpponentPool, ticks: int, min_games: int
+) -> set[tuple[bool, str]]:
+    """Run ``ticks`` ticks of a rollout and replay its games on the Python engine: the same
+    transitions, and every bot's or checkpoint's move the Python agent's; at least
+    ``min_games`` games finished. The kinds of
+    decisions seen: (not forced, who: "learner" for the current network, else its key)."""
     rollout = VectorSelfPlayRollout(config, pool, np.random.default_rng(7))
     rec = Recorder(rollout)
-    net, gen = PolicyNet(probe.obs_size, [16]), torch.Generator().manual_seed(1)
-    ticks = 400
+    torch.manual_seed(0)
+    net = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
+    gen = torch.Generator().manual_seed(1)
     for _ in range(ticks):
         rollout._tick(net, gen)
-    buf, vec, n = rollout.buffer, rollout.games, players
+    buf, vec, n, reward = rollout.buffer, rollout.games, config.num_players, config.reward
+    horizon = config.value_horizon
+    bot_moves = 0
+
+    def new_game(rng: np.random.Generator) -> tuple[Game, ObservationEncoder, PublicGame]:
+        game, encoder = Game(n, config.rules, rng=rng), ObservationEncoder(n, config.rules)
+        return game, encoder, PublicGame(game, ObservationEncoder(n, config.rules))
+
+    def agents_of(group: np.ndarray) -> list[Agent | None]:
+        """The Python agent of each seat a compiled bot or a checkpoint plays."""
+        specs = [rollout.keys[g] for g in group.tolist()]
+        return [
+            make_agent(k, num_players=n, rules=config.rules)
+            if k in rollout.bots or k.startswith("ppo:")
+            else None
+            for k in specs
+        ]
+
     expected_rewards = np.zeros(buf.size)
     expected_next = np.full(buf.size, -1, np.int64)
     expected_done = np.zeros(buf.size, bool)
@@ -117,18 +207,23 @@ def test_transitions_are_what_the_python_engine_replays(
     kinds = set()
     for b in range(config.num_games):
         rng = np.random.default_rng(derive_seed(vec.seed, b))
-        game, encoder = Game(n, config.rules, rng=rng), ObservationEncoder(n, config.rules)
+        game, encoder, public = new_game(rng)
         last, hands_paid, games_done = [-1] * n, 0, 0
+        agents = agents_of(rec.seatings[b][0][1])
         for t in range(ticks):
             learner, group, trained = rec.seatings[b][games_done]
             p = game.current_player
             legal = game.legal_actions()
             action = int(rec.actions[t][b])
             assert action in legal
+            agent = agents[p]
+            if agent is not None and len(legal) > 1:
+                assert action == agent.act(public.view(p)), (t, b, rollout.keys[group[p]])
+                bot_moves += 1
             stored = rec.stored.get((t, b))
             decides = len(legal) > 1 and group[p] == CURRENT_GROUP and trained[p]
             assert (stored is not None) == decides, (t, b)
-            kinds.add((len(legal) > 1, int(group[p])))
+            kinds.add((len(legal) > 1, rollout.keys[group[p]]))
             if stored is not None:
                 assert np.array_equal(buf.obs[stored], encoder.encode(game, p))
                 mask = np.zeros(len(buf.masks[stored]), bool)
@@ -138,7 +233,7 @@ def test_transitions_are_what_the_python_engine_replays(
                 if last[p] >= 0:
                     expected_next[last[p]] = stored
                 last[p] = stored
-            game.apply(action)
+            public.apply(action)
             for points in game.hand_points[hands_paid:]:
                 for s, r in enumerate(hand_rewards(points, reward)):
                     if last[s] >= 0:
@@ -158,8 +253,9 @@ def test_transitions_are_what_the_python_engine_replays(
                 won = 1 / len(winners) if learner in winners else 0.0
                 finished.append((game.scores[learner], won))
                 games_done += 1
-                game, encoder = Game(n, config.rules, rng=rng), ObservationEncoder(n, config.rules)
+                game, encoder, public = new_game(rng)
                 last, hands_paid = [-1] * n, 0
+                agents = agents_of(rec.seatings[b][games_done][1])
     assert len(rec.stored) == buf.size
     assert np.array_equal(buf.next_index[: buf.size], expected_next)
     assert np.array_equal(buf.dones[: buf.size], expected_done)
@@ -167,9 +263,10 @@ def test_transitions_are_what_the_python_engine_replays(
     assert buf.open == int(((expected_next < 0) & ~expected_done).sum())
     stats = rollout.stats
     assert sorted(zip(stats.learner_scores, stats.learner_wins, strict=True)) == sorted(finished)
-    assert stats.steps == ticks * config.num_games and len(finished) > config.num_games
-    # Forced decisions, the current network's, a snapshot's and random's all happened.
-    assert {(False, CURRENT_GROUP), (True, CURRENT_GROUP), (True, 1), (True, 2)} <= kinds
+    assert stats.steps == ticks * config.num_games and len(finished) >= min_games
+    if rollout.bots or any(k.startswith("ppo:") for k in rollout.keys):
+        assert bot_moves > 100
+    return kinds
 
 
 def test_collect_takes_complete_transitions_and_relinks_the_carried_ones() -> None:
@@ -209,7 +306,9 @@ def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect
 def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     tmp_path: Path,
 ) -> None:
-    config = vector_tiny(num_players=3, total_steps=1200, num_games=8)
+    config = vector_tiny(  # the expert's public memory is in the games in flight too
+        num_players=3, total_steps=1200, num_games=8, opponents={**LEAGUE, "expert": 1.0}
+    )
     full = train(config, out=tmp_path / "full", progress=False, echo=lambda s: None)
     again = train(config, out=tmp_path / "again", progress=False, echo=lambda s: None)
     other = train(
@@ -232,13 +331,28 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     assert np.array_equal(sa["last"], sb["last"]) and sa["rng"] == sb["rng"]
 
 
-def test_the_vector_backend_refuses_bots_and_unsupported_rules_in_one_line() -> None:
+ALLOWED = "self, past, random, greedy, tactician, expert, ppo:PATH"
+
+
+def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_line() -> None:
+    config = tiny(backend="vector")  # TINY's pool seats greedy: compiled
+    assert VectorSelfPlayRollout.observation_size(config) > 0
+    assert ("random", *COMPILED_BOTS) == VECTOR_BOTS
+    for spec in ("pimc:8", "craits.agents.base:RandomAgent"):  # a search; a user's module
+        with pytest.raises(
+            ValueError,
+            match=rf"^config opponents: backend vector seats only {ALLOWED}; got {spec} \(not "
+            r"compiled for the batched engine: use backend=python\)$",
+        ):
+            vector_tiny(opponents={"self": 1.0, spec: 1.0})
     with pytest.raises(
         ValueError,
-        match=r"^config opponents: backend vector seats only "
-        r"self, past, random; got greedy \(the bots",
+        match=rf"^config opponents: backend vector seats {ALLOWED} \(a standard-observation "
+        r"checkpoint\); champion reads the belief observation, which the batched engine does "
+        r"not encode \(use backend=python\)$",
     ):
-        tiny(backend="vector")  # TINY's pool seats greedy
+        vector_tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})
+    tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})  # the Python backend seats it
     with pytest.raises(ValueError, match=r"^config rules: backend vector does not support "):
         vector_tiny(rules={"hand_sizes": [3, 2, 1], "three_points": 2_000_000})
     with pytest.raises(ValueError, match=r"^config backend: "):
