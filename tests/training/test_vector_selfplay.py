@@ -114,10 +114,12 @@ def test_transitions_are_what_the_python_engine_replays(
     assert {(False, LEARNER), (True, LEARNER), (True, "random"), (True, "past@3")} <= kinds
 
 
-def write_checkpoint(path: Path, players: int, rules: dict[str, object], seed: int) -> str:
-    """A standard-observation checkpoint of a small random network; its ``ppo:PATH`` spec."""
+def write_checkpoint(
+    path: Path, players: int, rules: dict[str, object], seed: int, observation: str = "standard"
+) -> str:
+    """A checkpoint of a small random network; its ``ppo:PATH`` spec."""
     torch.manual_seed(seed)
-    config = vector_tiny(num_players=players, rules=rules)
+    config = tiny(num_players=players, rules=rules, observation=observation)
     net = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
     save_checkpoint(
         path,
@@ -126,6 +128,7 @@ def write_checkpoint(path: Path, players: int, rules: dict[str, object], seed: i
             "policy": net.state_dict(),
             "num_players": players,
             "rules": Rules(**rules).to_dict(),  # type: ignore[arg-type]
+            "observation": observation,
         },
     )
     return f"ppo:{path}"
@@ -334,7 +337,9 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
 ALLOWED = "self, past, random, greedy, tactician, expert, ppo:PATH"
 
 
-def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_line() -> None:
+def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_line(
+    tmp_path: Path,
+) -> None:
     config = tiny(backend="vector")  # TINY's pool seats greedy: compiled
     assert VectorSelfPlayRollout.observation_size(config) > 0
     assert ("random", *COMPILED_BOTS) == VECTOR_BOTS
@@ -353,6 +358,29 @@ def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_
     ):
         vector_tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})
     tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})  # the Python backend seats it
+    rules = {"hand_sizes": [3, 2, 1]}
+    belief = write_checkpoint(tmp_path / "belief.pt", 3, rules, seed=0, observation="belief")
+    with pytest.raises(ValueError, match=r"; ppo:.*belief\.pt reads the belief observation, "):
+        vector_tiny(num_players=3, opponents={"self": 1.0, belief: 1.0})
+    standard = write_checkpoint(tmp_path / "standard.pt", 3, rules, seed=0)
+    vector_tiny(num_players=3, opponents={"self": 1.0, standard: 1.0})
+
+
+def test_games_in_flight_with_other_compiled_bots_are_refused_in_one_line() -> None:
+    expert = vector_tiny(num_players=3, opponents={"self": 1.0, "expert": 1.0})
+    data = VectorSelfPlayRollout(
+        expert, OpponentPool(expert.opponents, {}, 1), np.random.default_rng(0)
+    ).state_bytes()
+    greedy = vector_tiny(num_players=3, opponents={"self": 1.0, "greedy": 1.0})
+    rollout = VectorSelfPlayRollout(
+        greedy, OpponentPool(greedy.opponents, {}, 1), np.random.default_rng(0)
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^the checkpoint's games seat the compiled bots \['expert'\], the config "
+        r"\['greedy'\]$",
+    ):
+        rollout.load_state_bytes(data)
     with pytest.raises(ValueError, match=r"^config rules: backend vector does not support "):
         vector_tiny(rules={"hand_sizes": [3, 2, 1], "three_points": 2_000_000})
     with pytest.raises(ValueError, match=r"^config backend: "):
