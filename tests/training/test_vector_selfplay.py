@@ -292,8 +292,11 @@ def test_collect_takes_complete_transitions_and_relinks_the_carried_ones() -> No
         assert (buf.next_index[: buf.size] == -1).all() and not buf.dones[: buf.size].any()
 
 
-def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect() -> None:
-    config = vector_tiny(num_players=3, num_games=8)
+@pytest.mark.parametrize("opponents", [LEAGUE, {"self": 1.0, "tactician": 1.0, "expert": 1.0}])
+def test_a_worker_on_the_vector_backend_collects_what_the_local_rollouts_collect(
+    opponents: dict[str, float],
+) -> None:
+    config = vector_tiny(num_players=3, num_games=8, opponents=opponents)
     net = PolicyNet(VectorSelfPlayRollout.observation_size(config), config.hidden_sizes)
     local = LocalRollouts(config, OpponentPool(config.opponents, net.spec(), 2))
     worker = RolloutWorker(config.to_dict(), net.spec(), 0, 0, [])
