@@ -30,7 +30,11 @@ step that ends a row's episode ``winners``, ``scores``, ``place`` and ``hand_poi
 gymnasium's default): the step that ends a row's episode returns its last observation,
 ``terminated`` or ``truncated``, and an all-zero mask; the row's next ``step`` ignores its
 action and starts the row's next game (reward 0, not terminated, the reset's infos), as the
-single view's ``reset()`` without a seed would.
+single view's ``reset()`` without a seed would. ``autoreset_mode=AutoresetMode.SAME_STEP``
+(or ``"SameStep"``) resets it in the same step instead, as gymnasium's ``SyncVectorEnv`` does
+in that mode: the step returns the next game's first observation and mask and the reset's
+infos, with the last observation in ``infos["final_obs"]`` and the last info in
+``infos["final_info"]`` (Stable-Baselines3's convention; :mod:`craits_env.integrations.sb3`).
 """
 
 from __future__ import annotations
@@ -85,7 +89,17 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         auto_forced: bool = False,
         max_steps: int | None = None,
         backend: str = "python",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        mode = next((m for m in modes if autoreset_mode in (m, m.value)), None)
+        if mode is None:
+            raise ValueError(
+                f"autoreset_mode: got {autoreset_mode!r}, allowed "
+                "AutoresetMode.NEXT_STEP ('NextStep') or AutoresetMode.SAME_STEP ('SameStep')"
+            )
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         if render_mode is not None:
             raise ValueError(f"render_mode: got {render_mode!r}, allowed None (no vector render)")
         if not isinstance(flat_obs, bool):
@@ -232,6 +246,15 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             self._ended[restart] = False
             self._illegal[restart] = False
             row_infos.update(self._start(restart, {}))
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and row_infos:
+            self._observe()  # the last observations, masks all zero
+            for b, info in row_infos.items():
+                info["action_mask"] = self._mask[b].copy()
+                self._add_info(infos, {"final_obs": self._row_obs(b), "final_info": info}, b)
+            finished = np.array(sorted(row_infos), np.int64)
+            self._ended[finished] = False
+            self._illegal[finished] = False
+            row_infos = self._start(finished, {})
         for b in sorted(row_infos):
             self._add_info(infos, row_infos[b], b)
         self._observe()
@@ -418,6 +441,11 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         vg.legal_mask(out=self._mask)
         waiting = ~vg.is_over() & (vg.current_player() == self.seats)
         self._mask[self._ended | ~waiting] = 0
+
+    def _row_obs(self, b: int) -> Any:
+        if self.flat_obs:
+            return self._obs[b].copy()
+        return {"observation": self._obs[b].copy(), "action_mask": self._mask[b].copy()}
 
     def _obs_out(self) -> Any:
         if self.flat_obs:

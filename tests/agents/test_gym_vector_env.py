@@ -26,6 +26,9 @@ def make_vec(num_envs: int, mode: str, **kwargs: Any) -> gymnasium.vector.Vector
     return gymnasium.make_vec(GYM_ENV_ID, num_envs=num_envs, vectorization_mode=mode, **kwargs)
 
 
+SAME_STEP = gymnasium.vector.AutoresetMode.SAME_STEP
+
+
 def same(a: Any, b: Any, where: str) -> None:
     if isinstance(a, dict):
         assert sorted(a) == sorted(b), where
@@ -39,17 +42,28 @@ def same(a: Any, b: Any, where: str) -> None:
         return
     a, b = np.asarray(a), np.asarray(b)
     assert (a.dtype, a.shape) == (b.dtype, b.shape), where
-    if a.dtype == object:
-        assert a.tolist() == b.tolist(), where
+    if a.dtype == object:  # lists (winners …), or final_obs: arrays, dicts, None
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if isinstance(x, dict | np.ndarray):
+                same(x, y, f"{where}[{i}]")
+            else:
+                assert x == y, f"{where}[{i}]"
     else:
         assert np.array_equal(a, b), where
 
 
-def lockstep(seed: int, num_envs: int, episodes: int, **kwargs: Any) -> tuple[int, int]:
+def lockstep(
+    seed: int, num_envs: int, episodes: int, same_step: bool = False, **kwargs: Any
+) -> tuple[int, int]:
     """Play the vector env and gymnasium's SyncVectorEnv of single views side by side with
     the same random learner actions until ``episodes`` episodes ended; (decisions, episodes)."""
-    vec = make_vec(num_envs, "vector_entry_point", **kwargs)
-    sync = make_vec(num_envs, "sync", **kwargs)
+    if same_step:
+        vec = make_vec(num_envs, "vector_entry_point", autoreset_mode="SameStep", **kwargs)
+        sync = make_vec(num_envs, "sync", vector_kwargs={"autoreset_mode": SAME_STEP}, **kwargs)
+        assert vec.metadata["autoreset_mode"] == SAME_STEP
+    else:
+        vec = make_vec(num_envs, "vector_entry_point", **kwargs)
+        sync = make_vec(num_envs, "sync", **kwargs)
     assert isinstance(vec, CraitsVectorEnv)
     same(vec.reset(seed=seed), sync.reset(seed=seed), "reset")
     r = random.Random(seed)
@@ -71,15 +85,17 @@ def lockstep(seed: int, num_envs: int, episodes: int, **kwargs: Any) -> tuple[in
 
 
 def test_one_game_equals_the_single_view_fast() -> None:
-    decisions, _ = lockstep(0, 1, 2, num_players=4, opponents="expert", rules=Rules.short_game())
-    assert decisions > 50
+    decisions, _ = lockstep(0, 1, 1, num_players=4, opponents="expert", rules=Rules.short_game())
+    assert decisions > 20
 
 
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"num_players": 3, "opponents": ["greedy", "tactician"], "flat_obs": True},
-        {"num_players": 5, "opponents": "random", "reward": "win"},
+        pytest.param({"num_players": 3, "opponents": ["greedy", "tactician"], "flat_obs": True},
+                     marks=pytest.mark.slow),
+        pytest.param({"num_players": 5, "opponents": "random", "reward": "win"},
+                     marks=pytest.mark.slow),
         {"num_players": 2, "opponents": "expert", "reward": "bounded", "max_steps": 30},
         {"num_players": 4, "opponents": ["random", "expert", "greedy"], "seat": 2,
          "reward": "score", "auto_forced": True},
@@ -88,6 +104,12 @@ def test_one_game_equals_the_single_view_fast() -> None:
 def test_rows_equal_single_views_seeded_seed_plus_row(kwargs: dict[str, Any]) -> None:
     decisions, ended = lockstep(7, 3, 4, rules=Rules.short_game(), **kwargs)
     assert ended >= 4 and decisions > 40
+
+
+def test_same_step_autoreset_equals_sync_vector_env_in_that_mode() -> None:
+    decisions, ended = lockstep(5, 3, 6, True, num_players=3, opponents=["expert", "random"],
+                                rules=Rules.short_game(), max_steps=40)  # fmt: skip
+    assert ended >= 6 and decisions > 60
 
 
 def test_make_vec_gives_the_batched_spaces_and_the_autoreset_mode() -> None:
@@ -156,6 +178,7 @@ def test_illegal_action_terminates_the_row_or_raises() -> None:
         ({"seat": 4}, r"seat: got 4, allowed None or a seat from 0 to 3"),
         ({"reward": "wins"}, r"reward"),
         ({"render_mode": "human"}, r"render_mode: got 'human', allowed None"),
+        ({"autoreset_mode": "Disabled"}, r"autoreset_mode: got 'Disabled', allowed"),
     ],
 )
 def test_refused_in_one_line(kwargs: dict[str, Any], message: str) -> None:
@@ -183,6 +206,6 @@ def test_random_option_games_equal_the_single_view() -> None:
         }
         if r.random() < 0.2:
             kwargs["max_steps"] = r.randint(5, 80)
-        decisions, _ = lockstep(i, r.choice([1, 1, 3]), 3, **kwargs)
+        decisions, _ = lockstep(i, r.choice([1, 1, 3]), 3, r.random() < 0.3, **kwargs)
         total += decisions
     assert total > 10_000
