@@ -53,9 +53,11 @@ from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.craits_v0 import raw_env
 from craits_env.rewards import hand_rewards, win_shares
 from craits_env.rules import Rules
+from craits_env.scoring import pressure_costs
 from craits_env.seeding import draw_seed
 from craits_env.vector import VectorGame
-from craits_env.vector.layout import I_PHASE
+from craits_env.vector.layout import I_HAND_INDEX, I_PHASE, POINTS
+from craits_env.vector.rows import load_state
 
 from .compiled_bots import COMPILED_BOTS, CompiledBot
 from .gym_env import ILLEGAL_ACTION_MODES, MAX_SKIPPED_GAMES
@@ -292,11 +294,10 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
                     agent_seed = draw_seed(rng)
                     if kind == RANDOM:
                         self._randoms[b][s] = random.Random(agent_seed)
+                # The row's generator := the single view's game generator, default_rng(game_seed)
                 state = np.random.default_rng(game_seed).bit_generator.state
-                vg.reset(
-                    [int(b)], dealer=options.get("dealer"), deck_top=options.get("deck"),
-                    generator_state=state,
-                )  # fmt: skip
+                load_state(vg.state.st, int(b), state)
+            vg.reset(pending, dealer=options.get("dealer"), deck_top=options.get("deck"))
             for bot in self._memory_bots:
                 bot.forget(vg, pending)
             self._steps[pending] = 0
@@ -389,14 +390,14 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
     # learner's group to the sum of the opponents' groups and drops the reset's.
     def _open(self, rows: np.ndarray, owner: int) -> None:
         self._group[rows] = owner
-        self._first_hand[rows] = self.game.hands_finished()[rows]
+        self._first_hand[rows] = self.game.state.st[rows, I_HAND_INDEX]
 
     def _close(self, rows: np.ndarray, others: np.ndarray, own: np.ndarray) -> None:
         """Close the open reward groups of ``rows``: the learner's reward of each group (the
         hands it finished in order, then the "win" reward) is added to ``own`` (the learner's
         group) or ``others``."""
-        vg = self.game
-        hands, over = vg.hands_finished(), vg.is_over()
+        st = self.game.state.st
+        hands, over = st[:, I_HAND_INDEX], st[:, I_PHASE] == PHASE_GAME_OVER
         closing = rows & (self._group != CLOSED)
         paid = closing & ((hands > self._first_hand) | over) & (self._group != RESET)
         for b in np.flatnonzero(paid):
@@ -408,11 +409,19 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         seat = int(self.seats[b])
         reward = 0.0
         if self.reward_mode != "win":
-            for points in self.game.hand_points(b)[first_hand:]:
+            for points in self._hand_points(b, first_hand):
                 reward += hand_rewards(points, self.reward_mode)[seat]
         if over and self.reward_mode == "win":
             reward += win_shares(self._winners(b), self.num_players)[seat]
         return reward
+
+    def _hand_points(self, b: int, first: int) -> list[tuple[int, ...]]:
+        """``game.hand_points(b)[first:]`` (what ``convert.hand_points`` reads, from ``first``
+        on: this env loads no Python game, so every hand is in the row)."""
+        st, n = self.game.state.st, self.num_players
+        last = int(st[b, I_HAND_INDEX])
+        hands = st[b, POINTS + 3 * n * first : POINTS + 3 * n * last].reshape(-1, n, 3).tolist()
+        return [tuple(c + pressure_costs(k0, k1) for c, k0, k1 in hand) for hand in hands]
 
     def _winners(self, b: int) -> list[int]:
         scores = self.game.scores(b)
