@@ -231,12 +231,19 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             rewards[illegal] = -1.0
             terminated |= illegal
             play &= ~illegal
-        if play.any():
-            learner, others = np.zeros(n, np.float64), np.zeros(n, np.float64)
-            self._open(play, LEARNER_GROUP)
-            self._apply(play, acts)
-            self._steps[play] += 1
-            self._play_opponents(play, others, learner)
+        learner, others = np.zeros(n, np.float64), np.zeros(n, np.float64)
+        if restart.size:  # next-step autoreset: new games, their opponents play with the rest
+            self._ended[restart] = False
+            self._illegal[restart] = False
+            self._deal(restart, {})
+        if play.any() or restart.size:
+            if play.any():
+                self._open(play, LEARNER_GROUP)
+                self._apply(play, acts)
+                self._steps[play] += 1
+            active = play.copy()
+            active[restart] = True
+            self._play_opponents(active, others, learner)
             rewards[play] = learner[play] + others[play]  # the single view's order of sums
             over = self.game.is_over()
             terminated |= play & over
@@ -245,9 +252,7 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         self._ended |= ended
         row_infos = {int(b): self._final_info(int(b)) for b in np.flatnonzero(ended)}
         if restart.size:
-            self._ended[restart] = False
-            self._illegal[restart] = False
-            row_infos.update(self._start(restart, {}))
+            row_infos.update(self._start(restart, {}, played=others))
         if self.autoreset_mode == AutoresetMode.SAME_STEP and row_infos:
             self._observe()  # the last observations, masks all zero
             for b, info in row_infos.items():
@@ -272,49 +277,25 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
 
     # ------------------------------------------------------------------ the rows
 
-    def _start(self, rows: np.ndarray, options: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    def _start(
+        self, rows: np.ndarray, options: dict[str, Any], played: np.ndarray | None = None
+    ) -> dict[int, dict[str, Any]]:
         """Deal each row of ``rows`` a game in which its learner decides (as the single view's
-        reset: games that end first are skipped); the rows' reset infos."""
-        n = self.num_players
-        vg = self.game
+        reset: games that end first are skipped); the rows' reset infos. ``played``: the rows
+        were dealt (:meth:`_deal`) and their opponents played, for these rewards."""
         skipped = np.zeros(self.num_envs, np.int64)
         before = np.zeros(self.num_envs, np.float64)
         pending = np.asarray(rows, np.int64)
+        if played is not None:
+            before[pending] = played[pending]
+            pending = self._skipped(pending, skipped)
         while pending.size:
-            for b in pending:
-                rng = self._rngs[b]
-                game_seed = draw_seed(rng)
-                seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
-                self.seats[b] = seat
-                others = [s for s in range(n) if s != seat]
-                self._table[b, seat] = LEARNER
-                self._randoms[b] = {}
-                for s, kind in zip(others, self._kind, strict=True):
-                    self._table[b, s] = kind
-                    agent_seed = draw_seed(rng)
-                    if kind == RANDOM:
-                        self._randoms[b][s] = random.Random(agent_seed)
-                # The row's generator := the single view's game generator, default_rng(game_seed)
-                state = np.random.default_rng(game_seed).bit_generator.state
-                load_state(vg.state.st, int(b), state)
-            vg.reset(pending, dealer=options.get("dealer"), deck_top=options.get("deck"))
-            for bot in self._memory_bots:
-                bot.forget(vg, pending)
-            self._steps[pending] = 0
-            self._truncated[pending] = False
+            self._deal(pending, options)
             active = np.zeros(self.num_envs, np.bool_)
             active[pending] = True
             before[pending] = 0.0
-            self._open(active, RESET)
             self._play_opponents(active, before, before)
-            ended = pending[vg.is_over()[pending] | self._truncated[pending]]
-            skipped[ended] += 1
-            if ended.size and skipped[ended].max() > MAX_SKIPPED_GAMES:
-                raise ValueError(
-                    f"reset: {MAX_SKIPPED_GAMES + 1} games in a row ended before the learner's "
-                    "first decision (a stacked deck, or only one-card hands?)"
-                )
-            pending = ended
+            pending = self._skipped(pending, skipped)
         return {
             int(b): {
                 "seat": int(self.seats[b]),
@@ -323,6 +304,45 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             }
             for b in rows
         }
+
+    def _skipped(self, rows: np.ndarray, skipped: np.ndarray) -> np.ndarray:
+        """The rows whose game ended before the learner's first decision (counted)."""
+        ended = rows[self.game.is_over()[rows] | self._truncated[rows]]
+        skipped[ended] += 1
+        if ended.size and skipped[ended].max() > MAX_SKIPPED_GAMES:
+            raise ValueError(
+                f"reset: {MAX_SKIPPED_GAMES + 1} games in a row ended before the learner's "
+                "first decision (a stacked deck, or only one-card hands?)"
+            )
+        return ended
+
+    def _deal(self, rows: np.ndarray, options: dict[str, Any]) -> None:
+        """New games in ``rows`` from their generators, as the single view's reset draws them
+        (the game's seed, the learner's seat, each opponent's seed); reward groups opened."""
+        n = self.num_players
+        vg = self.game
+        for b in rows:
+            rng = self._rngs[b]
+            game_seed = draw_seed(rng)
+            seat = int(rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
+            self.seats[b] = seat
+            others = [s for s in range(n) if s != seat]
+            self._table[b, seat] = LEARNER
+            self._randoms[b] = {}
+            for s, kind in zip(others, self._kind, strict=True):
+                self._table[b, s] = kind
+                agent_seed = draw_seed(rng)
+                if kind == RANDOM:
+                    self._randoms[b][s] = random.Random(agent_seed)
+            # The row's generator := the single view's game generator, default_rng(game_seed)
+            state = np.random.default_rng(game_seed).bit_generator.state
+            load_state(vg.state.st, int(b), state)
+        vg.reset(rows, dealer=options.get("dealer"), deck_top=options.get("deck"))
+        for bot in self._memory_bots:
+            bot.forget(vg, rows)
+        self._steps[rows] = 0
+        self._truncated[rows] = False
+        self._open(rows, RESET)
 
     def _play_opponents(self, active: np.ndarray, others: np.ndarray, own: np.ndarray) -> None:
         """The opponents of the ``active`` rows play (forced moves too, with ``auto_forced``)
