@@ -40,7 +40,7 @@ infos, with the last observation in ``infos["final_obs"]`` and the last info in
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -232,6 +232,29 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             terminated |= illegal
             play &= ~illegal
         learner, others = np.zeros(n, np.float64), np.zeros(n, np.float64)
+        finals: dict[int, dict[str, Any]] = {}  # same-step: rows ended and dealt again
+        redealt = np.zeros(n, np.bool_)
+
+        def deal_again(rows: np.ndarray) -> None:
+            """Same-step autoreset inside the opponents' loop: the rows' episodes ended; their
+            last observation and info kept, their next games dealt and played with the rest."""
+            self._close(rows, others, learner)
+            which = np.flatnonzero(rows)
+            over = self.game.is_over()
+            rewards[which] = learner[which] + others[which]
+            terminated[which], truncated[which] = over[which], ~over[which]
+            seen = self.game.observe(seats=self.seats)
+            none = np.zeros(NUM_ACTIONS, np.int8)
+            for b in which:
+                info = self._final_info(int(b))
+                info["action_mask"] = none.copy()
+                last = seen[b] if self.flat_obs else {"observation": seen[b], "action_mask": none}
+                finals[int(b)] = {"final_obs": last, "final_info": info}
+            self._deal(which, {})
+            learner[which] = others[which] = 0.0
+            redealt[which] = True
+
+        same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         if restart.size:  # next-step autoreset: new games, their opponents play with the rest
             self._ended[restart] = False
             self._illegal[restart] = False
@@ -243,25 +266,32 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
                 self._steps[play] += 1
             active = play.copy()
             active[restart] = True
-            self._play_opponents(active, others, learner)
-            rewards[play] = learner[play] + others[play]  # the single view's order of sums
+            self._play_opponents(
+                active, others, learner, (play.copy(), deal_again) if same_step else None
+            )
+            kept = play & ~redealt
+            rewards[kept] = learner[kept] + others[kept]  # the single view's order of sums
             over = self.game.is_over()
-            terminated |= play & over
-            truncated |= play & self._truncated & ~over
-        ended = terminated | truncated
+            terminated |= kept & over
+            truncated |= kept & self._truncated & ~over
+        ended = (terminated | truncated) & ~redealt
         self._ended |= ended
         row_infos = {int(b): self._final_info(int(b)) for b in np.flatnonzero(ended)}
         if restart.size:
             row_infos.update(self._start(restart, {}, played=others))
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and row_infos:
+        if same_step and row_infos:  # illegal actions: the rows ended without a step
             self._observe()  # the last observations, masks all zero
             for b, info in row_infos.items():
                 info["action_mask"] = self._mask[b].copy()
-                self._add_info(infos, {"final_obs": self._row_obs(b), "final_info": info}, b)
+                finals[b] = {"final_obs": self._row_obs(b), "final_info": info}
             finished = np.array(sorted(row_infos), np.int64)
             self._ended[finished] = False
             self._illegal[finished] = False
             row_infos = self._start(finished, {})
+        if redealt.any():
+            row_infos.update(self._start(np.flatnonzero(redealt), {}, played=others))
+        for b in sorted(finals):
+            self._add_info(infos, finals[b], b)
         for b in sorted(row_infos):
             self._add_info(infos, row_infos[b], b)
         self._observe()
@@ -344,11 +374,18 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         self._truncated[rows] = False
         self._open(rows, RESET)
 
-    def _play_opponents(self, active: np.ndarray, others: np.ndarray, own: np.ndarray) -> None:
+    def _play_opponents(
+        self,
+        active: np.ndarray,
+        others: np.ndarray,
+        own: np.ndarray,
+        on_end: tuple[np.ndarray, Callable[[np.ndarray], None]] | None = None,
+    ) -> None:
         """The opponents of the ``active`` rows play (forced moves too, with ``auto_forced``)
         until each learner's turn, the end or the truncation. The learners' rewards are
         added to ``others`` (of the opponents' steps) and ``own`` (of the learner's step) as
-        the single view adds them (:meth:`_close`)."""
+        the single view adds them (:meth:`_close`). ``on_end``: ``(watched, call)``, ``call``
+        told (once, a mask) of the watched rows whose episode ended (same-step autoreset)."""
         vg = self.game
         rows = np.arange(self.num_envs)
         need_mask = self.auto_forced or RANDOM in self._kind
@@ -364,6 +401,13 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
                 cut = live & ~forced & (self._steps >= self.max_steps)
                 self._truncated |= cut
                 live &= ~cut
+            if on_end is not None:
+                watched, call = on_end
+                now = watched & (over | self._truncated)
+                if now.any():
+                    watched &= ~now
+                    call(now)
+                    continue
             current = vg.current_player()
             who = self._table[rows, np.maximum(current, 0)]
             moving = live & (forced | (who != LEARNER))

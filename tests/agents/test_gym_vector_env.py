@@ -112,6 +112,23 @@ def test_same_step_autoreset_equals_sync_vector_env_in_that_mode() -> None:
     assert ended >= 6 and decisions > 60
 
 
+@pytest.mark.parametrize("same_step", [False, True])
+def test_an_illegal_action_ends_its_row_as_in_sync_vector_env(same_step: bool) -> None:
+    kwargs: dict[str, Any] = {"num_players": 3, "opponents": "expert"}
+    if same_step:
+        vec = make_vec(3, "vector_entry_point", autoreset_mode="SameStep", **kwargs)
+        sync = make_vec(3, "sync", vector_kwargs={"autoreset_mode": SAME_STEP}, **kwargs)
+    else:
+        vec, sync = make_vec(3, "vector_entry_point", **kwargs), make_vec(3, "sync", **kwargs)
+    same(vec.reset(seed=2), sync.reset(seed=2), "reset")
+    for step in range(3):
+        mask = vec.action_masks()
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in mask])
+        if step == 0:
+            actions[1] = int(np.flatnonzero(~mask[1])[0])  # illegal in row 1
+        same(vec.step(actions), sync.step(actions), f"step {step}")
+
+
 def test_make_vec_gives_the_batched_spaces_and_the_autoreset_mode() -> None:
     env = make_vec(5, "vector_entry_point", num_players=3, opponents="greedy", flat_obs=True)
     assert isinstance(env, gymnasium.vector.VectorEnv)
