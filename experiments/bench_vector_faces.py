@@ -11,7 +11,8 @@
    ``make_vec_env`` of the single view (SB3's ``DummyVecEnv``), the same policy weights, for
    each N of ``--sb3-sizes``.
 
-Each measurement repeats for ``--seconds`` (at least one round); the ratios are of the same run.
+Each measurement runs for ``--seconds``; the two sides alternate ``--rounds`` times and each
+side's median is kept (the machine may be shared); the ratios are of the same run.
 Usage::
 
     python experiments/bench_vector_faces.py --out experiments/results/vector_faces
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -95,7 +97,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 256, 1024])
     parser.add_argument("--sb3-sizes", type=int, nargs="+", default=[16, 64, 256])
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     import torch
@@ -111,19 +114,25 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     gym_rate("vector_entry_point", 4, 0.1)  # the compiled kernels loaded before timing
     for n in args.sizes:
-        ours = gym_rate("vector_entry_point", n, args.seconds)
-        theirs = gym_rate("sync", n, args.seconds)
+        pairs = [
+            (gym_rate("vector_entry_point", n, args.seconds), gym_rate("sync", n, args.seconds))
+            for _ in range(args.rounds)
+        ]
+        ours, theirs = (statistics.median(side) for side in zip(*pairs, strict=True))
         rows.append({"face": "gymnasium", "num_envs": n, "vector": ours, "single": theirs})
         print(f"gymnasium N={n}: {gym_vector_env} {ours:,.0f}/s, {gym_sync_env} {theirs:,.0f}/s, "
               f"{ours / theirs:.1f}x", flush=True)  # fmt: skip
     for n in args.sb3_sizes:
-        ours, weights = sb3_rate(
-            CraitsVecEnv(num_envs=n, opponents=OPPONENTS, flat_obs=True), None, args.seconds
-        )
-        single = make_vec_env(
-            GYM_ENV_ID, n_envs=n, seed=0, env_kwargs={"opponents": OPPONENTS, "flat_obs": True}
-        )
-        theirs, _ = sb3_rate(single, weights, args.seconds)
+        pairs, weights = [], None
+        for _ in range(args.rounds):
+            vector_env = CraitsVecEnv(num_envs=n, opponents=OPPONENTS, flat_obs=True)
+            ours, weights = sb3_rate(vector_env, weights, args.seconds)
+            single = make_vec_env(
+                GYM_ENV_ID, n_envs=n, seed=0, env_kwargs={"opponents": OPPONENTS, "flat_obs": True}
+            )
+            theirs, _ = sb3_rate(single, weights, args.seconds)
+            pairs.append((ours, theirs))
+        ours, theirs = (statistics.median(side) for side in zip(*pairs, strict=True))
         rows.append({"face": "sb3", "num_envs": n, "vector": ours, "single": theirs})
         print(f"sb3 MaskablePPO rollouts N={n}: {sb3_ours} {ours:,.0f}/s, "
               f"{sb3_theirs} {theirs:,.0f}/s, {ours / theirs:.1f}x", flush=True)  # fmt: skip
@@ -131,13 +140,14 @@ def main() -> None:
         return
     args.out.mkdir(parents=True, exist_ok=True)
     meta = {"python": platform.python_version(), "machine": platform.machine(),
-            "seconds": args.seconds, "opponents": OPPONENTS}  # fmt: skip
+            "seconds": args.seconds, "rounds": args.rounds, "opponents": OPPONENTS}  # fmt: skip
     (args.out / "results.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     lines = [
         "# The vector faces against the single Gym view",
         "",
         "`python experiments/bench_vector_faces.py --out experiments/results/vector_faces`"
-        f" (`--seconds {args.seconds:g}` per measurement, one run). The learner against three "
+        f" (`--seconds {args.seconds:g}` per measurement, the sides alternated, medians of "
+        f"`--rounds {args.rounds}`; one run). The learner against three "
         "`expert` (compiled in the vector faces, the Python bots in the single view); steps are "
         "the learner's, summed over the rows, per second.",
         "",
