@@ -14,6 +14,7 @@ rest is in extras (``pip install 'craits[train]'``):
 | ``rllib`` | ray[rllib], torch | :mod:`craits_env.integrations.rllib` (a venv of its own) |
 | ``agilerl`` | agilerl, torch | the AgileRL example (a venv of its own) |
 | ``openspiel`` | open_spiel | :mod:`craits_env.integrations.openspiel` (``python_craits``) |
+| ``integrations`` | stable-baselines3, sb3-contrib, tianshou, torchrl | :mod:`.integrations.sb3` |
 
 :func:`require` turns a missing module into one line naming the extra to install.
 """
@@ -30,6 +31,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "rllib": ("ray.rllib", "torch"),
     "agilerl": ("agilerl", "torch"),
     "openspiel": ("pyspiel",),
+    "integrations": ("stable_baselines3", "sb3_contrib", "tianshou", "torchrl"),
 }
 
 
