@@ -221,11 +221,20 @@ def collect(config: CollectConfig, workers: int = 1, progress: bool = False) -> 
 
 
 def _progress(it: Any, total: int, show: bool) -> Any:
+    """``it``, counted by :class:`~craits.agents.progress.Progress` when ``show``: a live bar on
+    a terminal, plain lines with an ETA elsewhere (no carriage return in a pipe)."""
     if not show:
-        return it
-    from tqdm import tqdm
+        yield from it
+        return
+    from craits.agents.progress import Progress
 
-    return tqdm(it, total=total, unit="game")
+    bar = Progress(total, "collecting", "game")
+    try:
+        for done, item in enumerate(it, 1):
+            yield item
+            bar.update(done)
+    finally:
+        bar.close()
 
 
 @dataclass(frozen=True)

@@ -278,3 +278,18 @@ def test_the_script_refuses_nothing_to_train_on_and_bad_arguments(tmp_path: Path
         .splitlines()[-1]
         .endswith("error: --games and --first must be >= 0, --workers >= 1")
     )
+
+
+def test_collecting_shows_progress_as_plain_lines_off_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The collection's progress is craits.agents.progress's: in a pipe, plain lines with no
+    carriage return (it was a tqdm bar everywhere); off, the games pass through untouched."""
+    from craits.training.distill import _progress
+
+    assert list(_progress(iter(range(3)), 3, False)) == [0, 1, 2]
+    assert capsys.readouterr().err == ""
+    assert list(_progress(iter(range(3)), 3, True)) == [0, 1, 2]
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["collecting: 0/3 games (0%)", "collecting: 3/3 games, done in 0s"]
+    assert "\r" not in err
