@@ -13,8 +13,10 @@ The API (docs/interface.md, "Web API"). Every error is ``{"error": "one line"}``
                                          optional) → 201 ``{"game_id", "token"}``
 ``GET /api/games/{id}?token=T``          the seat view (:mod:`craits.web.views`);
                                          ``&since=K``: the events from index ``K``
-``POST /api/games/{id}/actions``         ``{"token", "action"}`` → the new seat view,
-                                         the bots having moved
+``POST /api/games/{id}/actions``         ``{"token", "action", "decision"}`` → the new
+                                         seat view, the bots having moved; a
+                                         ``decision`` not the game's now: 409
+                                         ``{"error", "decision", "view"}``, not applied
 ``POST /api/games/{id}/resign``          ``{"token"}`` → the seat view, the game ended
 ``POST /api/games/{id}/save``            ``{"token"}`` → ``{"file", "name"}`` (a game
                                          over or resigned)
@@ -69,7 +71,7 @@ from craits_env.rules import Rules
 
 from .bots import MOVE_SECONDS, Thinkers
 from .database import GameDatabase
-from .errors import error_response
+from .errors import error_response, one_line
 from .inputs import (
     bearer_token,
     check_action_body,
@@ -90,6 +92,7 @@ from .limits import (
 from .replays import FRAMES_PAGE, game_frames
 from .requests import (
     ApiError,
+    StaleDecision,
     allowed_specs,
     parse_action_body,
     parse_new_game,
@@ -280,9 +283,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/games/{game_id}/actions")
     async def act(request: Request, game_id: str, body: JsonBody = None) -> Any:
         check_action_body(body)
-        token, action = parse_action_body(with_token(body, request.headers))
+        token, action, decision = parse_action_body(with_token(body, request.headers))
         session = await store.get(game_id, token)
-        await store.act(session, action)
+        try:
+            await store.act(session, action, decision)
+        except StaleDecision as e:  # a duplicate or stale move: the view it should see now
+            return JSONResponse(
+                {"error": one_line(e.message), "decision": e.current, "view": seat_view(session)},
+                status_code=409,
+            )
         return JSONResponse(seat_view(session))
 
     @app.post("/api/games/{game_id}/resign")

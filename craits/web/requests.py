@@ -18,6 +18,8 @@ from craits_env.options import is_int
 from craits_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 RULE_NAMES = tuple(options.field_types(Rules))
+ACTION_KEYS = ("token", "action", "decision")
+"""The keys of ``POST /api/games/{id}/actions``."""
 
 
 class ApiError(Exception):
@@ -27,6 +29,21 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class StaleDecision(ApiError):
+    """A move that answers decision ``asked`` while the game is at decision ``current``
+    (a duplicate of a move already applied, or one sent from an old view): 409, never
+    applied; the answer carries the current view."""
+
+    def __init__(self, asked: int, current: int) -> None:
+        super().__init__(
+            409,
+            f"decision: this move answers decision {asked}, the game is at decision "
+            f"{current} (a duplicate or stale move: not applied; the current view is in 'view')",
+        )
+        self.asked = asked
+        self.current = current
 
 
 def bad_request(message: str) -> ApiError:
@@ -154,19 +171,31 @@ def parse_new_game(body: object, extra_specs: Collection[str] = ()) -> NewGame:
     return NewGame(specs, seat, seed, parse_rules(body.get("rules")))
 
 
-def parse_action_body(body: object) -> tuple[str, int]:
-    """``(token, action id)`` from ``{"token": T, "action": A}``; ``A`` an id or its text
-    (``"7c"``, ``"draw"``, ``"call h"``: :func:`craits_env.actions.parse_action`)."""
+def parse_action_body(body: object) -> tuple[str, int, int | None]:
+    """``(token, action id, decision)`` from ``{"token": T, "action": A, "decision": K}``;
+    ``A`` an id or its text (``"7c"``, ``"draw"``, ``"call h"``:
+    :func:`craits_env.actions.parse_action`); ``K`` (optional, ``None`` when absent) the
+    decision number the move answers — the seat view's ``decision``."""
     if not isinstance(body, dict):
-        raise bad_request('expected a JSON object {"token": T, "action": ID}')
+        raise bad_request('expected a JSON object {"token": T, "action": ID, "decision": K}')
     token = body.get("token")
     if not isinstance(token, str):
         raise ApiError(403, "token: missing (the token POST /api/games gave)")
+    unknown = sorted(set(body) - set(ACTION_KEYS))
+    if unknown:
+        raise bad_request(
+            f"unknown key(s) {', '.join(map(str, unknown))}; allowed: {', '.join(ACTION_KEYS)}"
+        )
+    decision = body.get("decision")
+    if decision is not None and (not is_int(decision) or decision < 0):
+        raise bad_request(
+            f"decision: got {decision!r}, allowed an int >= 0 (the view's decision) or absent"
+        )
     action = body.get("action")
     if isinstance(action, bool) or not isinstance(action, int | str):
         raise bad_request(f"action: got {action!r}, allowed an action id (see legal)")
     try:
-        return token, parse_action(action)
+        return token, parse_action(action), decision
     except ValueError as e:
         raise bad_request(str(e)) from None
 

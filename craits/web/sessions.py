@@ -42,7 +42,7 @@ from ..table import HumanTable, SeatError
 from .bots import Job, Thinkers, is_quick
 from .database import GameDatabase, StoredGame
 from .errors import one_line
-from .requests import ApiError, NewGame, bad_request
+from .requests import ApiError, NewGame, StaleDecision, bad_request
 
 MAX_GAMES = 500
 """Default cap on the games in play and on those held in memory (``craits serve --max-games``)."""
@@ -145,6 +145,12 @@ class GameSession:
     def _told(self, hand: int, parts: list[list[str]]) -> None:
         """Keep the lines of a decision made in ``hand`` (the table calls it)."""
         self.events += tag_lines(parts, hand, dealt=len(parts) > 1)
+
+    @property
+    def decision(self) -> int:
+        """Decisions made in the game so far (the person's and the bots'): the number a
+        move answering the position now carries (``"decision"``)."""
+        return len(self.table.actions)
 
     @property
     def closed(self) -> str | None:
@@ -418,11 +424,15 @@ class SessionStore:
         self._remember(session)
         return session
 
-    async def act(self, session: GameSession, action: int) -> None:
+    async def act(self, session: GameSession, action: int, decision: int | None = None) -> None:
         """The person's ``action``, then the bots' moves until the person's turn (409 if
-        it is not legal now, 429 if the client's bots thought their share: nothing
-        changes then)."""
+        it is not legal now or ``decision`` is not the game's decision number — a
+        duplicate or stale request, :class:`StaleDecision` —, 429 if the client's bots
+        thought their share: nothing changes then). Checked with the turn held, so of
+        two requests answering the same decision only the first is applied."""
         async with session.turn:
+            if decision is not None and decision != session.decision:
+                raise StaleDecision(decision, session.decision)
             self._check_thinking(session.client)
             session.check_move(action)
             session.decide(action)

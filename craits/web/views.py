@@ -10,6 +10,8 @@ is shown only once the game is over or resigned (it determines every deal).
 key                        value
 =========================  ==============================================================
 ``game_id``, ``seat``      the game and the person's seat
+``decision``               decisions made in the game so far (everybody's): a move sent
+                           with ``"decision": K`` is applied only if ``K`` is this number
 ``num_players``            2 to 10
 ``players``                per seat: ``seat``, ``name``, ``spec`` (``human`` for you),
                            ``cards``, ``score``, ``went_out``,
@@ -82,6 +84,7 @@ def seat_view(session: GameSession, since: int | None = None) -> dict[str, Any]:
     finished = over or session.resigned
     return {
         "game_id": session.game_id,
+        "decision": session.decision,
         "seat": session.seat,
         "num_players": n,
         "players": players,

@@ -183,6 +183,9 @@ def test_a_whole_game_by_clicking_then_save_and_watch_it(
         with page.expect_response(lambda r: r.url.endswith("/actions")) as response:
             move.click()
         assert response.value.status == 200
+        sent = response.value.request.post_data_json  # the decision it answers (issue 43, G)
+        answered = response.value.json()["decision"]
+        assert type(sent["decision"]) is int and sent["decision"] < answered
         wait_idle(page)
         clicks += 1
     assert clicks >= 2

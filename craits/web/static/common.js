@@ -95,7 +95,12 @@ function suitBadge(suit) {
             `${SUIT_SYMBOL[suit]} ${SUIT_NAME[suit]}`);
 }
 
-class ApiError extends Error {}
+class ApiError extends Error {
+  constructor(message, data = null) {
+    super(message);
+    this.data = data;  // the error's JSON body (a stale move's 409 carries the current view)
+  }
+}
 
 // The JSON API: resolves to the parsed body, or throws ApiError with the server's one line.
 async function api(path, options = {}) {
@@ -119,7 +124,7 @@ async function api(path, options = {}) {
   }
   if (!response.ok) {
     const line = data && data.error ? data.error : `HTTP ${response.status}`;
-    throw new ApiError(line);
+    throw new ApiError(line, data);
   }
   return data;
 }

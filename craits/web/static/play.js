@@ -151,8 +151,11 @@ async function act(action) {
   for (const b of document.querySelectorAll("#hand button, #buttons button")) b.disabled = true;
   document.getElementById("prompt").textContent = "The bots are playing…";
   try {
-    render(await api(`/api/games/${encodeURIComponent(game.id)}/actions`, { body: { token: game.token, action } }));
+    // the decision it answers: a second click, or the same move sent twice, is never applied twice
+    const body = { token: game.token, action, decision: view.decision };
+    render(await api(`/api/games/${encodeURIComponent(game.id)}/actions`, { body }));
   } catch (e) {
+    if (e.data && e.data.view) { render(e.data.view); return; }  // 409: a move already made
     showError(e.message);
     await refresh(false);
   } finally {
