@@ -87,6 +87,7 @@ from .limits import (
     ClientLimits,
     ClientRateLimit,
     JsonHostCheck,
+    RequestText,
     client_address,
 )
 from .replays import FRAMES_PAGE, game_frames
@@ -219,7 +220,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.store = store
     app.state.library = library
-    # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies
+    # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies,
+    # then the text of every field (its body read within the body's limits)
+    app.add_middleware(RequestText)
     app.add_middleware(BodyLimits, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     if settings.allowed_hosts is not None:
         app.add_middleware(JsonHostCheck, allowed_hosts=list(settings.allowed_hosts))

@@ -19,7 +19,7 @@ failed ``accept()`` (thousands a second). Here:
   :data:`QUIET_SECONDS` (on ``asyncio``, its traceback shortened to one line; on
   ``uvicorn.error``, the first of a kind whole);
 - :class:`RedactTokens` — a logging filter of ``uvicorn.access`` that writes
-  ``token=…`` of a query string as ``token=[redacted]``.
+  ``token=…`` of a query string as ``token=[redacted]`` (its key percent-decoded first).
 
 The request side (body size and time, rates, the ``Host`` check) is :mod:`craits.web.limits`.
 """
@@ -33,6 +33,7 @@ import re
 import resource
 import time
 from typing import Any
+from urllib.parse import unquote_plus
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -52,7 +53,7 @@ KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
 """Bytes of a request line and headers at most (h11's incomplete-event limit)."""
 QUIET_SECONDS = 10.0
-_TOKEN = re.compile(r"(?i)([?&]token=)[^&#\s]*")
+_QUERY_FIELD = re.compile(r"([?&;])([^=&#\s]*)=([^&#\s]*)")
 
 
 def connection_limit(requested: int = MAX_CONNECTIONS) -> int:
@@ -198,8 +199,17 @@ class RedactTokens(logging.Filter):
 
 
 def redact(text: str) -> str:
-    """``text`` with the value of every ``token=`` query parameter hidden."""
-    return _TOKEN.sub(r"\1[redacted]", text)
+    """``text`` with the value of every ``token=`` query parameter hidden, its key read as
+    the server reads it (percent-decoded, ``+`` a space; any case): ``?%74oken=T`` is
+    ``?token=T`` to the application, so it is hidden too."""
+
+    def hide(match: re.Match[str]) -> str:
+        key = unquote_plus(match.group(2))
+        if key.strip().lower() != "token":
+            return match.group(0)
+        return f"{match.group(1)}{match.group(2)}=[redacted]"
+
+    return _QUERY_FIELD.sub(hide, text)
 
 
 def quiet_logs() -> None:

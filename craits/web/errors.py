@@ -4,7 +4,8 @@ Every refusal of the application (its exception handlers) and of the request lay
 (:mod:`craits.web.limits`: sizes, timeouts, rates, the ``Host`` check) is made here, so that
 every error line is bounded in one place: whitespace collapsed to single spaces, the
 bidirectional-text controls taken out (a name holding a right-to-left override must not
-turn the line around on screen), at most :data:`MAX_ERROR_CHARS` characters, the rest an
+turn the line around on screen), a lone UTF-16 surrogate written as its escape (``\\ud800``:
+UTF-8 cannot hold it), at most :data:`MAX_ERROR_CHARS` characters, the rest an
 ellipsis. An error may quote what a client sent, but never more than that.
 """
 
@@ -31,7 +32,8 @@ def plain(text: str) -> str:
 
 def one_line(message: object) -> str:
     """``message`` as one bounded line (see the module docstring)."""
-    line = " ".join(plain(str(message)).split()) or "error"
+    text = plain(str(message)).encode("utf-8", "backslashreplace").decode("utf-8")
+    line = " ".join(text.split()) or "error"  # (a lone surrogate written as its escape)
     if len(line) > MAX_ERROR_CHARS:
         line = line[: MAX_ERROR_CHARS - 1] + "…"
     return line

@@ -17,6 +17,15 @@ Three ASGI middlewares, each refusing with ``{"error": "one line"}`` (:mod:`crai
   limit; a body not complete within :data:`BODY_TIMEOUT` seconds of its headers gets
   **408**. Both close the connection.
 
+- :class:`RequestText` — every text of a request decodable and bounded: the request line
+  and headers at most :data:`~craits.web.connections.MAX_HEADER_BYTES` however their bytes
+  arrived (h11's own limit holds only for headers still incomplete, so 100 KB sent in one
+  write passed it); the path, every key and value of the query string (percent-decoded),
+  every header value and a request body strict UTF-8 (no lone UTF-16 surrogate, which
+  UTF-8 cannot hold, no undecodable byte); and no string of a JSON body — a key or a
+  value, at any depth — holding a lone surrogate (``"\\ud800"`` is valid JSON, and would
+  reach the game code). Any other **400**, naming the field.
+
 The connection side (how many at once, headers that never end, idle connections, a log
 that stays small when descriptors run out) is :mod:`craits.web.connections`.
 """
@@ -25,15 +34,19 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import math
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .connections import MAX_HEADER_BYTES
 from .errors import send_error
 
 MAX_BODY_BYTES = 8 * 1024
@@ -340,3 +353,141 @@ class BodyLimits:
                 raise
         if refused is not None and not answered:
             await send_error(send, *refused, _CLOSE)
+
+
+# ----------------------------------------------------------------------------- texts
+
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+"""Methods whose body is read (and checked) here; the API reads no other body."""
+MAX_JSON_STRINGS = 20_000
+"""Strings of a JSON body looked at, at most (a body is at most ``max_body_bytes``)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def undecodable(raw: bytes) -> str | None:
+    """Why ``raw`` is not strict UTF-8 (a lone surrogate, encoded, is not), or ``None``."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"byte {e.start} is not UTF-8 ({raw[e.start : e.start + 3]!r})"
+    return None
+
+
+def _query_fields(query: bytes) -> Iterator[tuple[str, bytes]]:
+    """``(what, decoded bytes)`` of every key and value of a query string."""
+    for n, part in enumerate(query.split(b"&")):
+        key, _, value = part.partition(b"=")
+        name = key.decode("latin-1")[:20]
+        yield f"query key {n + 1}", unquote_to_bytes(key.replace(b"+", b" "))
+        yield f"query parameter {name!r}", unquote_to_bytes(value.replace(b"+", b" "))
+
+
+def _strings(value: Any) -> Iterator[tuple[str, str]]:
+    """``(where, text)`` of every key and string of a parsed JSON value (no recursion)."""
+    stack: list[tuple[str, Any]] = [("body", value)]
+    seen = 0
+    while stack and seen < MAX_JSON_STRINGS:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            seen += 1
+            yield where, item
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                seen += 1
+                yield f"{where} key", str(key)
+                stack.append((f"{where}.{key!s:.30}", inner))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """Where a parsed JSON value holds a lone UTF-16 surrogate (why, in words), or ``None``."""
+    for where, text in _strings(value):
+        found = _SURROGATE.search(text)
+        if found:
+            shown = where.encode("utf-8", "backslashreplace").decode("utf-8")
+            return (
+                f"{shown}: holds a lone UTF-16 surrogate (U+{ord(found.group()):04X}); "
+                "allowed Unicode text"
+            )
+    return None
+
+
+def request_head_bytes(scope: Scope) -> int:
+    """The bytes of a request's line and headers (their separators counted)."""
+    line = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    return line + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ()))
+
+
+class RequestText:
+    """Decodable, bounded text in every field of a request (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, max_header_bytes: int = MAX_HEADER_BYTES) -> None:
+        self.app = app
+        self.max_header_bytes = max_header_bytes
+
+    def _head_fault(self, scope: Scope) -> str | None:
+        size = request_head_bytes(scope)
+        if size > self.max_header_bytes:
+            return (
+                f"request line and headers: {size} bytes, allowed at most {self.max_header_bytes}"
+            )
+        raw_path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "replace")
+        why = undecodable(unquote_to_bytes(raw_path))
+        if why:
+            return f"path: {why}; allowed UTF-8 text"
+        for what, raw in _query_fields(scope.get("query_string") or b""):
+            why = undecodable(raw)
+            if why:
+                return f"{what}: {why}; allowed UTF-8 text, percent-encoded"
+        for key, value in scope.get("headers", ()):
+            why = undecodable(bytes(value))
+            if why:
+                name = bytes(key).decode("latin-1")[:40]
+                return f"header {name!r}: {why}; allowed UTF-8 text"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        fault = self._head_fault(scope)
+        if fault is not None:
+            await send_error(send, 400, fault, _CLOSE)
+            return
+        if scope["method"] not in BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        while True:  # (its size and time bounded by BodyLimits, outside this one)
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        why = undecodable(body)
+        if why is not None:
+            why = f"request body: {why}; allowed JSON in UTF-8"
+        elif body.lstrip()[:1] in (b"{", b"["):
+            try:
+                parsed = json.loads(body)
+            except (ValueError, RecursionError):  # malformed: the application says so
+                parsed = None
+            why = lone_surrogate(parsed)
+        if why is not None:
+            await send_error(send, 400, why, _CLOSE)
+            return
+        await self.app(scope, _replay(messages, receive), send)
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that gives ``messages`` again, then the real one's."""
+    queued = list(messages)
+
+    async def replay() -> Message:
+        if queued:
+            return queued.pop(0)
+        return await receive()
+
+    return replay

@@ -56,7 +56,7 @@ from craits.web.limits import (
     JsonHostCheck,
     client_address,
 )
-from craits.web.server import listen
+from craits.web.server import listen, running
 from craits_env.records import read_records, write_records
 from craits_env.rules import Rules
 from experiments.web_probes import run as slow_uploads
@@ -784,3 +784,93 @@ def test_bad_limits_of_craits_serve_give_one_line_and_status_2(
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert fragment in proc.stderr, proc.stderr
+
+
+# ----------------------------------------------------------------------------- text (issue 43, H)
+
+SURROGATE = '"\\ud800"'  # a lone UTF-16 surrogate, as JSON writes it
+
+
+def _raw_post(c: Any, path: str, body: str) -> Any:
+    return c.post(path, content=body.encode(), headers={"content-type": "application/json"})
+
+
+def test_a_lone_surrogate_in_any_field_of_a_body_is_400_json(c: Any) -> None:
+    game_id, token = new_game(c, opponents=["random"], seed=1)
+    act, resign, save = (f"/api/games/{game_id}/{r}" for r in ("actions", "resign", "save"))
+    cases = [
+        ("/api/games", '{"opponents": ["random"], "rules": {%s: 1}}', "body.rules key"),
+        ("/api/games", '{"opponents": ["random"], %s: 1}', "body key"),
+        ("/api/games", '{"opponents": [%s]}', "body.opponents[0]"),
+        ("/api/games", '{"opponents": ["random"], "rules": {"face_cards": %s}}', "face_cards"),
+        ("/api/games", '{"opponents": ["random"], "rules": {"hand_sizes": [[%s]]}}', "[0][0]"),
+        (act, '{"token": %s, "action": 1}', "body.token"),
+        (act, '{"token": "' + token + '", "action": %s}', "body.action"),
+        (act, '{"token": "' + token + '", "action": 1, %s: 2}', "body key"),
+        (resign, '{"token": %s}', "body.token"),
+        (save, '{"token": "a\\udfffb"}', "body.token"),
+    ]
+    for path, template, where in cases:
+        body = template % SURROGATE if "%s" in template else template
+        error = one_line_error(_raw_post(c, path, body), 400, "lone UTF-16 surrogate")
+        assert error.startswith(where) or where in error, error
+    for raw in (b'{"opponents": ["r\xed\xa0\x80"]}', b'{"opponents": ["\xff"]}', b"\xfe\xff"):
+        r = c.post("/api/games", content=raw, headers={"content-type": "application/json"})
+        one_line_error(r, 400, "is not UTF-8")
+    assert len(c.app.state.store) == 1  # nothing made or changed
+    assert c.get(f"/api/games/{game_id}", params={"token": token}).json()["resigned"] is False
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["token=%ED%A0%80", "since=%ED%A0%80", "token=%FF", "%FF=1", "x=%ED%A0%80", "tok%C0en=1"],
+)
+def test_undecodable_text_in_a_query_is_400_json(c: Any, query: str) -> None:
+    game_id, token = new_game(c, opponents=["random"], seed=1)
+    for path in (f"/api/games/{game_id}", "/api/records/games", "/api/specs", "/api/cards"):
+        one_line_error(c.get(f"{path}?{query}"), 400, "is not UTF-8")
+    one_line_error(c.get(f"/api/games/%ED%A0%80?token={token}"), 400, "path: byte 11")
+
+
+def test_an_error_line_holding_a_surrogate_is_escaped() -> None:
+    assert one_line("rules: unknown option(s) \ud800") == "rules: unknown option(s) \\ud800"
+    assert errors.error_response(400, "x\udfff").body == b'{"error":"x\\\\udfff"}'
+
+
+def test_query_keys_are_decoded_before_the_token_is_redacted() -> None:
+    assert redact("/api/games/g?%74oken=SECRET") == "/api/games/g?%74oken=[redacted]"
+    assert redact("/g?x=1&TOK%45N=S&y=2") == "/g?x=1&TOK%45N=[redacted]&y=2"
+    assert redact("/g?tokens=kept&xtoken=kept") == "/g?tokens=kept&xtoken=kept"
+
+
+@pytest.mark.slow
+def test_a_real_server_refuses_oversized_and_undecodable_headers_however_they_arrive(
+    tmp_path: Path,
+) -> None:
+    """100 KB of headers in one write (h11's limit counts only incomplete ones), a header
+    value that is not UTF-8, a lone surrogate in a body: each 400 JSON, never a 500; and a
+    ``?%74oken=`` redacted in the log."""
+    settings = app.Settings(games_dir=tmp_path / "games", store=":memory:")
+    with running(app.create_app(settings)) as url:
+        port = int(url.rsplit(":", 1)[1])
+        answers = []
+        for head in (
+            b"X-Big: " + b"a" * 100_000 + b"\r\n",
+            b"".join(b"X-%d: %s\r\n" % (i, b"b" * 1000) for i in range(100)),
+            b"X-Odd: \xff\xfe\r\n",
+            b"Authorization: Bearer \xed\xa0\x80\r\n",
+        ):
+            with socket.create_connection(("127.0.0.1", port), 5) as s:
+                s.sendall(b"GET /api/specs HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head + b"\r\n")
+                answers.append(_read_all(s, 5))
+        for answer in answers:
+            assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+            error = json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+            assert "\n" not in error and ("16384" in error or "is not UTF-8" in error), error
+        assert b"16384" in answers[0] and b"16384" in answers[1]
+        r = httpx.post(
+            f"{url}/api/games",
+            content=b'{"opponents": [' + SURROGATE.encode() + b"]}",
+            headers={"content-type": "application/json"},
+        )
+        one_line_error(r, 400, "lone UTF-16 surrogate")
