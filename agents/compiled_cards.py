@@ -54,8 +54,11 @@ def bit_count(x: int) -> int:
 
 @inner
 def lowest_bit(x: int) -> int:
-    """The index of the lowest set bit of ``x`` (0 < x < 2**56)."""
-    return bit_count((x & -x) - 1)
+    """The index of the lowest set bit of ``x`` (0 < x < 2**63: actions too, up to 58)."""
+    low = x & -x
+    if low >= 1 << 56:
+        return 56 + bit_count((low >> 56) - 1)
+    return bit_count(low - 1)
 
 
 @inner

@@ -182,16 +182,31 @@ def observe_steps(st: Any, p: Any, mem: Any, actions: Any) -> int:
         if not settle(st, p, mem, b):
             return b
     for b in range(st.shape[0]):
-        if st[b, I_PHASE] == PHASE_GAME_OVER:
-            continue
-        seat = st[b, I_CURRENT]
-        mem[b, M_PENDING] = 1
-        mem[b, M_SEAT] = seat
-        mem[b, M_PHASE] = st[b, I_PHASE]
-        mem[b, M_ACTION] = actions[b]
-        mem[b, M_SUIT] = st[b, I_ACTIVE_SUIT]
-        mem[b, M_BASE] = st[b, S_DRAWN + seat]  # draws from the decision on are unknown cards
+        if st[b, I_PHASE] != PHASE_GAME_OVER:
+            pend(st, mem, b, actions[b])
     return -1
+
+
+@inner
+def pend(st: Any, mem: Any, b: int, action: int) -> None:
+    """Tell row ``b``'s settled memory the action about to be applied to it."""
+    seat = st[b, I_CURRENT]
+    mem[b, M_PENDING] = 1
+    mem[b, M_SEAT] = seat
+    mem[b, M_PHASE] = st[b, I_PHASE]
+    mem[b, M_ACTION] = action
+    mem[b, M_SUIT] = st[b, I_ACTIVE_SUIT]
+    mem[b, M_BASE] = st[b, S_DRAWN + seat]  # draws from the decision on are unknown cards
+
+
+@inner
+def tell(st: Any, p: Any, mem: Any, b: int, action: int) -> bool:
+    """:func:`observe_steps` of one row in play: settle it, then tell it ``action``;
+    ``False`` (nothing told) if the row was not where the memory expected it."""
+    if not settle(st, p, mem, b):
+        return False
+    pend(st, mem, b, action)
+    return True
 
 
 @entry

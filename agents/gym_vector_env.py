@@ -4,7 +4,8 @@
 **kwargs)`` (after ``import craits_env``) is a :class:`CraitsVectorEnv`: N games of
 :class:`~craits_env.vector.VectorGame`, one learner seat in each, the other seats played by
 the compiled heuristic bots (:class:`~craits.agents.compiled_bots.CompiledBot`) inside
-``step`` until each learner's next decision. It takes the single view's keyword arguments
+``step`` until each learner's next decision — each row in one compiled loop
+(:func:`~craits.agents.compiled_table.play_rows`), Python only adding the rewards. It takes the single view's keyword arguments
 (:class:`~craits.agents.gym_env.CraitsGymEnv`: ``num_players``, ``opponents``, ``seat``,
 ``rules``, ``illegal_action``, ``flat_obs``, and ``reward``, ``auto_forced``, ``max_steps``)
 and plays the same games: row ``b`` after ``reset(seed=s)`` is, decision for decision, the
@@ -39,7 +40,6 @@ infos, with the last observation in ``infos["final_obs"]`` and the last info in
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -56,19 +56,33 @@ from craits_env.rules import Rules
 from craits_env.scoring import pressure_costs
 from craits_env.seeding import draw_seed
 from craits_env.vector import VectorGame
-from craits_env.vector.layout import I_HAND_INDEX, I_PHASE, POINTS
+from craits_env.vector.jit import announce_first_use
+from craits_env.vector.layout import ERROR_RLOG_FULL, I_FIX, I_HAND_INDEX, I_PHASE, POINTS
 from craits_env.vector.rows import load_state
 
-from .compiled_bots import COMPILED_BOTS, CompiledBot
+from .compiled_bots import COMPILED_BOTS
+from .compiled_expert import forget_rows, new_memory
+from .compiled_table import (
+    BOT_CODES,
+    CLOSED,
+    LEARNER,
+    LEARNER_GROUP,
+    MT_WIDTH,
+    PAY,
+    RANDOM,
+    RESET,
+    mt_state,
+    play_rows,
+)
+from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS
+from .compiled_values import weights
 from .gym_env import ILLEGAL_ACTION_MODES, MAX_SKIPPED_GAMES
+from .heuristics import ExpertAgent, TacticianAgent
 
 VECTOR_OPPONENTS: tuple[str, ...] = ("random", *COMPILED_BOTS)
 """The opponents the vector view seats (``random`` and the compiled bots)."""
 
-LEARNER = -1  # the table's entry of the learner's seat
-RANDOM = -2  # the table's entry of a ``random`` opponent
 RESET_OPTIONS = ("dealer", "deck")
-CLOSED, LEARNER_GROUP, OPPONENT, RESET = range(4)  # the owner of a row's open reward group
 
 
 class CraitsVectorEnv(gymnasium.vector.VectorEnv):
@@ -149,13 +163,18 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = aec.action_space("player_0")
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        names = sorted({o for o in opponents if o != "random"})
-        self._bots = [CompiledBot(name) for name in names]
-        self._kind = [RANDOM if o == "random" else names.index(o) for o in opponents]
-        self._memory_bots = [bot for bot in self._bots if bot.name == "expert"]
+        # Who plays each seat (agents/compiled_table.py: the opponents are played there).
+        self._kind = [RANDOM if o == "random" else BOT_CODES[o] for o in opponents]
         b_all = self.num_envs
+        self._w_tactician = weights(TacticianAgent)
+        self._w_expert = weights(ExpertAgent)
+        self._memory = new_memory(b_all if "expert" in opponents else 0)  # the expert's
+        self._mts = np.zeros((b_all if "random" in opponents else 0, n, MT_WIDTH), np.uint32)
+        self._ints = np.zeros(SCRATCH_INTS, np.int64)  # the bots' scratch space
+        self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
+        self._first = np.full(b_all, -1, np.int64)  # play_rows: each row's learner action
+        self._status = np.zeros(b_all, np.int64)
         self._rngs: list[np.random.Generator] = [np.random.default_rng() for _ in range(b_all)]
-        self._randoms: list[dict[int, random.Random]] = [{} for _ in range(b_all)]
         self.seats = np.zeros(b_all, np.int64)  # each row's learner seat
         self._table = np.full((b_all, n), LEARNER, np.int64)  # per row and seat: who plays
         self._steps = np.zeros(b_all, np.int64)  # decisions of the episode (max_steps)
@@ -260,14 +279,15 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             self._illegal[restart] = False
             self._deal(restart, {})
         if play.any() or restart.size:
-            if play.any():
-                self._open(play, LEARNER_GROUP)
-                self._apply(play, acts)
-                self._steps[play] += 1
+            self._open(play, LEARNER_GROUP)
+            self._steps[play] += 1
+            first = self._first
+            first[:] = -1
+            first[play] = acts[play]
             active = play.copy()
             active[restart] = True
             self._play_opponents(
-                active, others, learner, (play.copy(), deal_again) if same_step else None
+                active, others, learner, (play.copy(), deal_again) if same_step else None, first
             )
             kept = play & ~redealt
             rewards[kept] = learner[kept] + others[kept]  # the single view's order of sums
@@ -358,18 +378,17 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             self.seats[b] = seat
             others = [s for s in range(n) if s != seat]
             self._table[b, seat] = LEARNER
-            self._randoms[b] = {}
             for s, kind in zip(others, self._kind, strict=True):
                 self._table[b, s] = kind
                 agent_seed = draw_seed(rng)
-                if kind == RANDOM:
-                    self._randoms[b][s] = random.Random(agent_seed)
+                if kind == RANDOM:  # RandomAgent(agent_seed)'s generator
+                    self._mts[b, s] = mt_state(agent_seed)
             # The row's generator := the single view's game generator, default_rng(game_seed)
             state = np.random.default_rng(game_seed).bit_generator.state
             load_state(vg.state.st, int(b), state)
         vg.reset(rows, dealer=options.get("dealer"), deck_top=options.get("deck"))
-        for bot in self._memory_bots:
-            bot.forget(vg, rows)
+        if self._memory.shape[0]:
+            forget_rows(vg.state.st, self._memory, np.asarray(rows, np.int64))
         self._steps[rows] = 0
         self._truncated[rows] = False
         self._open(rows, RESET)
@@ -380,74 +399,51 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         others: np.ndarray,
         own: np.ndarray,
         on_end: tuple[np.ndarray, Callable[[np.ndarray], None]] | None = None,
+        first: np.ndarray | None = None,
     ) -> None:
-        """The opponents of the ``active`` rows play (forced moves too, with ``auto_forced``)
-        until each learner's turn, the end or the truncation. The learners' rewards are
-        added to ``others`` (of the opponents' steps) and ``own`` (of the learner's step) as
-        the single view adds them (:meth:`_close`). ``on_end``: ``(watched, call)``, ``call``
-        told (once, a mask) of the watched rows whose episode ended (same-step autoreset)."""
+        """The ``active`` rows are played (``first[b]`` >= 0: the learner's action first), their
+        opponents' decisions and forced moves (``auto_forced``) until each learner's turn, the
+        end or the truncation: in compiled code (:func:`~.compiled_table.play_rows`), which
+        stops a row where a reward group pays. The learners' rewards are added to ``others``
+        (of the opponents' steps) and ``own`` (of the learner's step) as the single view adds
+        them (:meth:`_close`). ``on_end``: ``(watched, call)``, ``call`` told (once, a mask)
+        of the watched rows whose episode ended (same-step autoreset)."""
         vg = self.game
-        rows = np.arange(self.num_envs)
-        need_mask = self.auto_forced or RANDOM in self._kind
-        while True:
-            over = vg.is_over()
-            live = active & ~over & ~self._truncated
-            mask = vg.legal_mask() if need_mask else None
-            forced = np.zeros(self.num_envs, np.bool_)
-            if self.auto_forced:
-                assert mask is not None
-                forced = live & (mask.sum(1) == 1)
-            if self.max_steps is not None:
-                cut = live & ~forced & (self._steps >= self.max_steps)
-                self._truncated |= cut
-                live &= ~cut
+        if first is None:
+            first = self._first
+            first[:] = -1
+        status = self._status
+        max_steps = -1 if self.max_steps is None else int(self.max_steps)
+        pending = np.flatnonzero(active)
+        announce_first_use(play_rows)
+        while pending.size:
+            lost = play_rows(
+                *vg.state.arrays(), self._table, self._w_tactician, self._w_expert,
+                self._memory, self._mts, pending, first, self._steps, self._truncated,
+                self._group, self._first_hand, max_steps, self.auto_forced, self._ints,
+                self._floats, status,
+            )  # fmt: skip
+            if lost >= 0:
+                self._lost(lost)
+            first[pending] = -1
+            again = np.zeros(self.num_envs, np.bool_)
+            again[pending[status[pending] == PAY]] = True
+            if again.any():
+                self._close(again, others, own)
             if on_end is not None:
                 watched, call = on_end
-                now = watched & (over | self._truncated)
+                now = watched & (vg.is_over() | self._truncated)
                 if now.any():
                     watched &= ~now
                     call(now)
-                    continue
-            current = vg.current_player()
-            who = self._table[rows, np.maximum(current, 0)]
-            moving = live & (forced | (who != LEARNER))
-            if not moving.any():
-                self._close(active, others, own)
-                return
-            actions = np.full(self.num_envs, -1, np.int64)
-            bots = moving & ~forced
-            for k, bot in enumerate(self._bots):
-                which = np.flatnonzero(bots & (who == k))
-                if which.size:
-                    actions[which] = bot.act(vg, which)
-            for b in np.flatnonzero(bots & (who == RANDOM)):
-                assert mask is not None
-                legal = np.flatnonzero(mask[b])
-                actions[b] = legal[self._randoms[b][int(current[b])].randrange(legal.size)]
-            if self.auto_forced:
-                assert mask is not None
-                for b in np.flatnonzero(forced):
-                    actions[b] = int(np.flatnonzero(mask[b])[0])
-            self._close(bots, others, own)
-            self._open(bots, OPPONENT)
-            self._apply(moving, actions)
-            self._steps[bots] += 1
+                    again |= now
+            pending = np.flatnonzero(again)
+        self._close(active, others, own)
 
-    def _apply(self, moving: np.ndarray, actions: np.ndarray) -> None:
-        """Step the ``moving`` rows; the others in play are held."""
-        vg = self.game
-        st = vg.state.st
-        hold = ~moving & ~vg.is_over()
-        # The engine steps every game in play: hold the waiting ones as finished games for
-        # this one step (their action ignored, nothing changed), then give their phase back.
-        phases = st[hold, I_PHASE].copy()
-        st[hold, I_PHASE] = PHASE_GAME_OVER
-        try:
-            for bot in self._memory_bots:
-                bot.observe(vg, actions)
-            vg.step(actions)
-        finally:
-            st[hold, I_PHASE] = phases
+    def _lost(self, b: int) -> None:
+        if int(self.game.state.st[b, I_FIX]) == ERROR_RLOG_FULL:
+            raise RuntimeError(f"game {b}: the reshuffle log outgrew its bound")
+        raise RuntimeError(f"game {b}: the expert's memory lost track of the row")
 
     # A reward group is what craits_v0 pays for one step: a decision and the forced moves
     # after it (auto_forced), or a reset and its forced moves. The single view adds the
