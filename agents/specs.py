@@ -27,7 +27,11 @@ is the agent's ``identity`` attribute if it has one (a checkpoint's is the hash
 of its weights, its table and its rules, so a moved checkpoint is the same agent
 and an overwritten one a different agent), else ``SPEC@VERSION`` with the
 class's ``version`` (bumped whenever a bot's play changes), else, for your own
-agents without a version, the hash of the source file that defines them.
+agents without a version, the hash of the source file that defines them. Beside it,
+a tournament keeps each agent's behavioural fingerprint — its moves on fixed probe
+positions, hashed (:mod:`craits.agents.fingerprint`) — so an agent that declares the
+same identity but plays differently (a wrapper reading other weights from a file) is
+another agent too.
 
 **Table check.** :func:`make_agent` with ``num_players``/``rules`` calls the
 agent's optional ``check_table(num_players, rules)``, which raises a one-line
@@ -180,6 +184,12 @@ def register(name: str, make: Factory, summary: str = "", argument: str = "") ->
 def known_specs() -> list[str]:
     """The spec names of the table (built-in and registered)."""
     return sorted(_TABLE)
+
+
+def searches(spec: str) -> bool:
+    """Whether ``spec`` names a built-in agent that searches (``searches`` in its row)."""
+    entry = _TABLE.get(spec.partition(":")[0])
+    return entry is not None and entry.searches
 
 
 def spec_help(*, builtin: bool = False) -> str:

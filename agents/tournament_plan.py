@@ -20,7 +20,8 @@ from craits_env.deck import deck_cards, draw_first_dealer, shuffled
 from craits_env.rules import RULES_REVISION
 from craits_env.seeding import derive_rng, draw_seed
 
-from .specs import resolve_agent
+from .fingerprint import AGENT_SEED, fingerprints
+from .specs import resolve_agent, searches
 
 SCHEDULES = ("all", "cycle")
 ROTATIONS = ("all", "one")
@@ -54,6 +55,9 @@ class TournamentConfig:
     ``deal % players`` only (a line-up's first spec in seat ``-deal % players``): one game per
     deal and line-up, for many deals at a quarter of the cost (no duplicate cancelling
     within a deal; two tournaments of the same seed still pair deal by deal)."""
+    fingerprints: tuple[str, ...] = ()
+    """each spec's behavioural fingerprint at this table (``fp-…``), or why it has none
+    (``unprobed: …``; :mod:`craits.agents.fingerprint`); empty: not probed"""
 
     def __post_init__(self) -> None:
         if self.schedule not in SCHEDULES:
@@ -69,6 +73,8 @@ class TournamentConfig:
             raise ValueError(f"deals: got {self.deals}, allowed an int >= 1")
         if self.agents and len(self.agents) != len(self.specs):
             raise ValueError(f"agents: got {len(self.agents)}, need one per spec")
+        if self.fingerprints and len(self.fingerprints) != len(self.specs):
+            raise ValueError(f"fingerprints: got {len(self.fingerprints)}, need one per spec")
 
     def lineups(self) -> list[tuple[str, ...]]:
         """The line-ups: the specs themselves, or every combination of ``players`` of them."""
@@ -91,6 +97,8 @@ class TournamentConfig:
             d["rotations"] = self.rotations
         if self.agents:
             d["agents"] = list(self.agents)
+        if self.fingerprints:
+            d["fingerprints"] = list(self.fingerprints)
         return d
 
 
@@ -105,20 +113,37 @@ def config_from_dict(d: dict[str, Any]) -> TournamentConfig:
         schedule=d.get("schedule", "all"),
         agents=tuple(d.get("agents", ())),
         rotations=d.get("rotations", "all"),
+        fingerprints=tuple(d.get("fingerprints", ())),
     )
 
 
-def identify(config: TournamentConfig) -> TournamentConfig:
-    """``config`` with the identity of every spec's agent, each checked for the table.
+def identify(config: TournamentConfig, *, probe: bool = True) -> TournamentConfig:
+    """``config`` with the identity of every spec's agent, each checked for the table, and
+    (``probe``) its behavioural fingerprint at the table (:mod:`craits.agents.fingerprint`:
+    computed once per distinct spec).
 
     An unknown spec, a missing checkpoint or one trained for another table raises
     ``ValueError`` (one line) — before any game.
     """
-    ids = tuple(
-        resolve_agent(spec, num_players=config.players, rules=config.rules)[1]
-        for spec in config.specs
+    ids: dict[str, str] = {}
+    fresh: dict[str, Any] = {}
+    prints: dict[str, str] = {}
+    for spec in dict.fromkeys(config.specs):
+        agent, ids[spec] = resolve_agent(
+            spec, AGENT_SEED, num_players=config.players, rules=config.rules
+        )
+        if searches(spec):
+            prints[spec] = "unprobed: it searches (identified by its version and budget)"
+        else:
+            fresh[spec] = agent
+    found = fingerprints(fresh, config.players, config.rules) if probe else {}
+    for spec, fp in found.items():
+        prints[spec] = fp.value if fp.value is not None else f"unprobed: {fp.reason}"
+    return dataclasses.replace(
+        config,
+        agents=tuple(ids[s] for s in config.specs),
+        fingerprints=tuple(prints[s] for s in config.specs) if probe else (),
     )
-    return dataclasses.replace(config, agents=ids)
 
 
 @dataclass(frozen=True)

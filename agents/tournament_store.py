@@ -3,7 +3,11 @@
 Stored games are keyed by what the agents *are* (:func:`craits.agents.specs.agent_identity`,
 in ``DIR/tournament.json``): a results directory whose agents changed is refused
 (:class:`~craits.agents.tournament_plan.TournamentRefused`), never mixed; one whose agents
-are the same under other spec texts (a moved checkpoint) resumes, its seats renamed.
+are the same under other spec texts (a moved checkpoint) resumes, its seats renamed. The
+agents' behavioural fingerprints (:mod:`craits.agents.fingerprint`) are kept beside their
+identities: an agent that declares the same identity but plays differently on the probe
+positions (a wrapper that reads other weights from a file) is refused the same way. A side
+without a fingerprint (a store of an older craits, an agent not probed) compares by identity.
 """
 
 from __future__ import annotations
@@ -25,14 +29,16 @@ RECORDS_FILE = "records.jsonl"
 CONFIG_FILE = "tournament.json"
 
 _NAMES = ("specs", "deals")  # what may differ between a store and the same tournament
+_PRINTS = "fingerprints"  # compared on their own (_fingerprint_refusal)
 
 
 def _same_games(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
     """Whether ``stored`` is the tournament ``wanted`` (same agents), maybe with fewer deals
     and other spec texts for the same agents."""
+    skip = (*_NAMES, _PRINTS)
     return (
-        {k: v for k, v in stored.items() if k not in _NAMES}
-        == {k: v for k, v in wanted.items() if k not in _NAMES}
+        {k: v for k, v in stored.items() if k not in skip}
+        == {k: v for k, v in wanted.items() if k not in skip}
         and isinstance(stored.get("deals"), int)
         and stored["deals"] <= wanted["deals"]
         and isinstance(stored.get("specs"), list)
@@ -58,10 +64,43 @@ def _refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str:
             f"{', '.join(new)} (an overwritten checkpoint or a new bot version is another "
             f"agent); {tail}"
         )
-    keys = [k for k in wanted if k not in _NAMES and stored.get(k) != wanted[k]]
+    keys = [k for k in wanted if k not in (*_NAMES, _PRINTS) and stored.get(k) != wanted[k]]
     if keys:
         return f"{head} (other {', '.join(keys)}); {tail}"
     return f"{head} (more deals than asked: only the number of deals may grow); {tail}"
+
+
+def _probed(fingerprint: object) -> bool:
+    return isinstance(fingerprint, str) and fingerprint.startswith("fp-")
+
+
+def _fingerprint_refusal(out: Path, stored: dict[str, Any], wanted: dict[str, Any]) -> str | None:
+    """Why ``out``'s games are not those of ``wanted``'s agents although their identities are
+    the same: an agent whose fingerprint changed (one line); ``None`` if none did. A side
+    without a fingerprint (stored by an older craits, or an agent not probed) is not compared.
+    """
+    old, new = stored.get(_PRINTS), wanted.get(_PRINTS)
+    if not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
+        return None
+    for spec, agent, before, now in zip(wanted["specs"], wanted["agents"], old, new, strict=True):
+        if _probed(before) and _probed(now) and before != now:
+            return (
+                f"{out} holds results of a different tournament: agent {spec} ({agent}) plays "
+                f"differently now (fingerprint {now} on the probe positions, {before} when its "
+                "games were played: its weights or code changed under the same version); use "
+                "another results directory or delete it"
+            )
+    return None
+
+
+def _merged(stored: dict[str, Any] | None, wanted: dict[str, Any]) -> dict[str, Any]:
+    """``wanted`` keeping a stored fingerprint where this run has none (an agent not probed
+    this time, e.g. over the time limit)."""
+    old, new = (stored or {}).get(_PRINTS), wanted.get(_PRINTS)
+    if not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
+        return wanted
+    kept = [b if _probed(b) and not _probed(n) else n for b, n in zip(old, new, strict=True)]
+    return {**wanted, _PRINTS: kept}
 
 
 def _read_games(path: Path, rename: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -101,6 +140,7 @@ class ResultStore:
             self.games = _read_games(self.path, rename)
             if rename:  # the renamed seats are written back before the new description
                 write_jsonl(self.path, self.games.values())
+        wanted = _merged(stored, wanted)
         if stored != wanted:
             atomic_write_json(out / CONFIG_FILE, wanted)
 
@@ -127,6 +167,9 @@ class ResultStore:
         if stored != wanted:
             if not _same_games(stored, wanted):
                 raise TournamentRefused(_refusal(out, stored, wanted))
+            changed = _fingerprint_refusal(out, stored, wanted)
+            if changed:
+                raise TournamentRefused(changed)
             # More deals of the same tournament, or its agents named by other texts (a moved
             # checkpoint): a game depends only on the seed, its deal, line-up and rotation
             # and the agents, so the games played stay valid; their seats are renamed.
