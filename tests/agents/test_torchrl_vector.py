@@ -40,7 +40,7 @@ def test_torchrl_rolls_out_legal_reproducible_games_on_the_vector_env() -> None:
     actions = played["action"].numpy()  # one-hot
     assert (actions.sum(-1) == 1).all()
     assert mask[actions.astype(bool)].all()  # every action legal: ActionMask read the masks
-    assert "illegal_action" not in nxt.keys()
+    assert "illegal_action" not in nxt.keys()  # noqa: SIM118 (a TensorDict)
     done = nxt["done"].squeeze(-1).numpy()
     assert done.sum() >= 4  # whole games played and dealt again in the same step
     ends = nxt["reward"].squeeze(-1).numpy()[done]
