@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from craits_env import __version__
 
 from .arguments import Parser, fail
-from .commands import bench, demo, evaluate, play, replay, serve, tournament, train
+from .commands import bench, demo, evaluate, exploit, play, replay, serve, tournament, train
 
-COMMANDS = (demo, bench, tournament, evaluate, play, replay, train, serve)
+COMMANDS = (demo, bench, tournament, evaluate, exploit, play, replay, train, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -254,8 +254,37 @@ def to_markdown(card: dict[str, Any]) -> str:
             )
         for s in table.get("skipped", []):
             lines.append(f"\n`{s['opponent']}` not played here: {s['why']}")
+    lines += exploitability_lines(card.get("exploitability"))
     lines += ["", f"Reproduce: `{card['command']}`"]
     return "\n".join(lines) + "\n"
+
+
+def exploitability_lines(e: dict[str, Any] | None) -> list[str]:
+    """The card's exploitability section (``craits exploit``, docs/exploit.md), if it has one."""
+    if not e:
+        return []
+
+    def cell(side: dict[str, Any], key: str, digits: int, sign: str = "") -> str:
+        v, (lo, hi) = side[key], side[key + "_ci"]
+        return f"{v:{sign}.{digits}f} [{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"
+
+    b, c, g = e["best_response"], e["control"], e["gain"]
+    return [
+        "",
+        "## Exploitability",
+        "",
+        f"A best response trained for {e['budget']:,} decisions against three copies of the "
+        f"agent, and a control trained alike against three `expert`, on {e['games']:,} held-out "
+        "games against three copies of the agent (docs/exploit.md):",
+        "",
+        "| | win rate [95%] | mean score [95%] |",
+        "|---|---|---|",
+        f"| best response | {cell(b, 'win_rate', 3)} | {cell(b, 'mean_score', 1)} |",
+        f"| control | {cell(c, 'win_rate', 3)} | {cell(c, 'mean_score', 1)} |",
+        f"| gain | {cell(g, 'win_rate', 3, '+')} | {cell(g, 'mean_score', 1, '+')} points saved |",
+        "",
+        f"Reproduce: `{e['command']}`",
+    ]
 
 
 def seconds_shares(seconds: dict[str, float]) -> str:
