@@ -79,7 +79,7 @@ from .inputs import (
     check_new_game_body,
     with_token,
 )
-from .library import PAGE_SIZE, Library
+from .library import PAGE_SIZE, Library, clean_temporary
 from .limits import (
     BODY_TIMEOUT,
     MAX_BODY_BYTES,
@@ -103,6 +103,7 @@ from .requests import (
 from .sessions import (
     CLIENT_GAMES,
     CLIENT_THINK,
+    HELD_DECISIONS,
     IDLE_SECONDS,
     KEEP_SECONDS,
     MAX_GAMES,
@@ -150,6 +151,9 @@ class Settings:
     """a game that has not moved for this long stops counting against the caps"""
     keep_seconds: float = KEEP_SECONDS
     """a game that has not moved for this long leaves the store"""
+    held_decisions: int = HELD_DECISIONS
+    """decisions of the games held in memory, in all (the least recently used leave memory
+    beyond, not the store)"""
     client_games: int = CLIENT_GAMES
     """games in play one client may hold (429 beyond; 0: no cap)"""
     client_think: float = CLIENT_THINK
@@ -158,6 +162,9 @@ class Settings:
     """processes the bots think in (0: a thread of the server; ``craits serve``: one a core)"""
     move_seconds: float = MOVE_SECONDS
     """seconds a bot move may take (in a process) before its game stops"""
+    even_timing: bool = True
+    """a searching bot's move answered no sooner than its recent searches took
+    (:mod:`craits.web.timing`: its latency tells nothing of its hand)"""
     agents: Sequence[str] = ()
     """specs naming a file or module that clients may seat (``ppo:PATH``, ``MODULE:ATTR``)"""
     allowed_hosts: Sequence[str] | None = None
@@ -187,6 +194,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The application (see the module docstring) for ``settings``."""
     settings = settings or Settings()
     database = GameDatabase(settings.store or Path(settings.games_dir) / STORE_FILE)
+    database.lock()  # one server per store (a second one: StoreError, one line)
+    clean_temporary(settings.games_dir)  # what a save killed mid-write left
     thinkers = Thinkers(settings.bot_workers, settings.move_seconds)
     store = SessionStore(
         database,
@@ -197,7 +206,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             keep_seconds=settings.keep_seconds,
             client_games=settings.client_games,
             client_think=settings.client_think,
+            held_decisions=settings.held_decisions,
         ),
+        floors=settings.even_timing,
     )
     library = Library(settings.games_dir, settings.record_dirs, settings.result_dirs)
     extra_specs = tuple(settings.agents)

@@ -149,8 +149,38 @@ def _warm_up() -> None:
         public.apply(agent.act(public.views[game.current_player]))
 
 
-def _worker(conn: Connection) -> None:
-    """A thinker process: warm up, say so, then answer jobs until the pipe closes."""
+PARENT_POLL = 1.0
+"""Seconds between a thinker's checks that its server still runs (where the kernel cannot
+be asked to end it with its parent)."""
+
+
+def _die_with(parent: int) -> None:
+    """End this process with the server ``parent``, even when that one is killed
+    (``SIGKILL`` gives it no time to stop its thinkers): on Linux the kernel sends
+    ``SIGKILL`` when the parent ends (``PR_SET_PDEATHSIG``); elsewhere a thread checks
+    every :data:`PARENT_POLL` seconds. A parent already gone: at once."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="craits-parent-watch").start()
+
+
+def _worker(conn: Connection, parent: int | None = None) -> None:
+    """A thinker process: warm up, say so, then answer jobs until the pipe closes (or its
+    server ``parent`` ends)."""
+    if parent is not None:
+        _die_with(parent)
     with contextlib.suppress(OSError):
         os.nice(NICE)
     with contextlib.suppress(Exception):  # a thinker that cannot search still plays the rest
@@ -221,7 +251,7 @@ class _Process:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=_worker, args=(child,), daemon=True, name="craits-thinker"
+            target=_worker, args=(child, os.getpid()), daemon=True, name="craits-thinker"
         )
         self.process.start()
         child.close()

@@ -19,6 +19,12 @@ transaction before the response that shows it is sent, so a server killed at any
               person's and the bots'
 ============  ======================================================================
 
+One server per store: :meth:`GameDatabase.lock` takes an exclusive lock (``flock``) on
+``FILE.lock`` beside the store for the life of the process (the kernel drops it when the
+process ends, even killed), and a second process asking for it gets a one-line
+:class:`StoreError` naming the holder's pid: two servers on one store would each hold
+games in memory that the other's moves make stale.
+
 The file is in WAL mode (readers never wait for the writer; a write is durable once its
 transaction commits, against a crash of the process) with ``synchronous=NORMAL``.
 ``PRAGMA user_version`` holds :data:`SCHEMA_VERSION`; a file of another version, or one
@@ -28,7 +34,9 @@ under a lock: every statement is short (a row, or the actions of one game).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -62,6 +70,9 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 MEMORY = ":memory:"
 """The path of a store held in memory only (tests; nothing survives the process)."""
+LOCK_SUFFIX = ".lock"
+_LOCKS: dict[str, int] = {}  # store file -> descriptor of its lock, held by this process
+_LOCKS_GUARD = threading.Lock()
 
 
 class StoreError(ValueError):
@@ -132,6 +143,35 @@ class GameDatabase:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def lock(self) -> None:
+        """Hold the store for this process (see the module docstring): :class:`StoreError`
+        if another process holds it. Held until the process ends; taken again by the same
+        process at no cost (a test's second application on one store)."""
+        where = str(self.path)
+        if where == MEMORY:
+            return
+        import fcntl  # POSIX; craits serve runs there
+
+        path = Path(where).resolve()
+        key = str(path)
+        with _LOCKS_GUARD:
+            if key in _LOCKS:
+                return
+            fd = os.open(f"{key}{LOCK_SUFFIX}", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+                os.close(fd)
+                raise StoreError(
+                    f"store {where} is in use by another craits serve (pid {holder}): one "
+                    "server per store (stop it, or give this one --store or --games of its own)"
+                ) from None
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            _LOCKS[key] = fd
 
     def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
         with self._lock:

@@ -14,20 +14,35 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from starlette.responses import JSONResponse
 from starlette.types import Send
 
 MAX_ERROR_CHARS = 200
 """Characters of an error line at most (the last one an ellipsis when it was cut)."""
-BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""The characters that reorder text on screen: LRM, RLM, ALM, the embeddings, overrides
-and isolates (U+202A-U+202E, U+2066-U+2069)."""
+BIDI_CONTROLS = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""The characters that reorder text on screen or hide in it: LRM, RLM, ALM, the
+embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), and the zero-width ones
+(U+200B-U+200D spaces and joiners, U+2060-U+2064 word joiner and invisible operators,
+U+FEFF): a name shown must be the name read."""
 
 
 def plain(text: str) -> str:
     """``text`` without bidirectional-text controls (a name as shown)."""
     return BIDI_CONTROLS.sub("", text)
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` (parsed JSON: dicts, lists, strings, numbers) with :func:`plain` applied to
+    every string and key, at any depth (what a file under a listed folder says, as shown)."""
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, dict):
+        return {plain(str(k)): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(v) for v in value]
+    return value
 
 
 def one_line(message: object) -> str:

@@ -32,7 +32,9 @@ the record files (:mod:`craits.web.record_files`) and the result sets
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -72,3 +74,23 @@ class Library(RecordFiles, ResultSets):
         self._records = Verdicts()
         self._results = Verdicts()
         self._cards = Verdicts()
+
+
+TEMPORARY_AGE = 60.0
+"""Seconds a temporary file of a save must be old before :func:`clean_temporary` removes it."""
+
+
+def clean_temporary(games_dir: Path, older_than: float = TEMPORARY_AGE) -> int:
+    """Remove the temporary files a save killed mid-write left in ``games_dir``
+    (``.NAME.XXXX.tmp``, :func:`craits_env.fileio.atomic_write_bytes`) that are older
+    than ``older_than`` seconds (a save in progress is never that slow); how many."""
+    removed = 0
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for path in Path(games_dir).glob(".*.tmp"):
+            with contextlib.suppress(OSError):
+                old = now - path.stat(follow_symlinks=False).st_mtime > older_than
+                if old and path.is_file() and not path.is_symlink():
+                    path.unlink()
+                    removed += 1
+    return removed

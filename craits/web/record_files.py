@@ -15,7 +15,7 @@ from craits_env.jsonl import JsonlError
 from craits_env.records import FORMAT, RecordError, read_records, write_records
 
 from ..replay_view import record_line as _one_line
-from .errors import plain
+from .errors import plain, plain_json
 from .folder_scan import PAGE_SIZE, Folders, Found, Verdicts, page
 from .requests import ApiError
 
@@ -58,7 +58,7 @@ def _summaries(path: str, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...
                 "scores": record["scores"],
                 "winners": record.get("winners"),
                 "finished": record["finished"],
-                "meta": record.get("meta") or {},
+                "meta": plain_json(record.get("meta") or {}),
                 "text": plain(_one_line(i, line, record)),
             }
         )

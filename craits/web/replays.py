@@ -44,6 +44,7 @@ from craits_env.rules import Rules
 
 from ..narrate import Narrator
 from ..replay_view import rules_text
+from .errors import plain, plain_json
 from .sessions import ApiError, Event, tag_lines
 
 FRAMES_PAGE = 2000
@@ -199,15 +200,16 @@ def game_frames(
         raise ApiError(
             400, f"from: got {start}, the game has {made.count} frames (0 to {made.count - 1})"
         )
-    labels = [f"player_{s} ({spec})" for s, spec in enumerate(record["seats"])]
+    seats = [plain(str(spec)) for spec in record["seats"]]
+    labels = [f"player_{s} ({spec})" for s, spec in enumerate(seats)]
     return {
         "num_players": n,
-        "seats": record["seats"],
+        "seats": seats,
         "seat": seat,
         "rules": rules_text(Rules.from_dict(record["rules"])),
         "first_dealer": record["first_dealer"],
         "seed": record.get("seed"),
-        "meta": record.get("meta") or {},
+        "meta": plain_json(record.get("meta") or {}),
         "finished": record["finished"],
         "scores": record["scores"],
         "hand_points": record["hand_points"],

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..benchmark.card import FORMAT as CARD_FORMAT
 from ..benchmark.leaderboard import CARD_FILE, row, rows
-from .errors import plain
+from .errors import plain, plain_json
 from .folder_scan import MAX_PAGE, PAGE_SIZE, Folders, Found, Verdicts, page, shown
 from .requests import ApiError
 
@@ -97,9 +97,9 @@ class ResultSets(Folders):
             raise ApiError(404, f"no result set {key!r} (see the listing for the keys)")
         return {
             "key": str(key),
-            "title": _title(path),
+            "title": plain(_title(path)),
             "chart": (path.parent / CHART_FILE).is_file(),
-            **_finite(data),
+            **plain_json(_finite(data)),
         }
 
     def chart(self, key: object) -> Path:

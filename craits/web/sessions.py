@@ -43,9 +43,13 @@ from .bots import Job, Thinkers, is_quick
 from .database import GameDatabase, StoredGame
 from .errors import one_line
 from .requests import ApiError, NewGame, StaleDecision, bad_request
+from .timing import MoveFloors
 
 MAX_GAMES = 500
 """Default cap on the games in play and on those held in memory (``craits serve --max-games``)."""
+HELD_DECISIONS = 1_000_000
+"""Decisions of the games held in memory, over all games (a held game takes about 380 bytes
+a decision — its narration, its record, its actions —, so about 400 MB at most)."""
 IDLE_SECONDS = 2 * 3600
 """A game that has not moved for this long stops counting against the caps."""
 KEEP_SECONDS = 7 * 86400
@@ -68,7 +72,7 @@ Writer = Callable[[dict[str, Any], str], dict[str, str]]
 # ----------------------------------------------------------------------------- one game
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """One line of the game told in plain words (:class:`~craits.narrate.Narrator`).
 
@@ -240,9 +244,12 @@ class StoreLimits:
     """unfinished games one client may hold at once, counted as ``max_games`` (429; 0: none)"""
     client_think: float = CLIENT_THINK
     """seconds its bots may think in any 60 s for one client's games (429; 0: none)"""
+    held_decisions: int = HELD_DECISIONS
+    """decisions of the games held in memory, in all (beyond, the least recently used
+    leave memory, not the store)"""
 
     def __post_init__(self) -> None:
-        for name in ("max_games", "idle_seconds", "keep_seconds"):
+        for name in ("max_games", "idle_seconds", "keep_seconds", "held_decisions"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: got {getattr(self, name)!r}, allowed a number > 0")
         for name in ("client_games", "client_think"):
@@ -262,10 +269,16 @@ class SessionStore:
         thinkers: Thinkers,
         limits: StoreLimits | None = None,
         clock: Callable[[], float] = time.time,
+        floors: MoveFloors | bool | None = True,
     ) -> None:
         self.database = database
         self.thinkers = thinkers
         self.limits = limits or StoreLimits()
+        if not isinstance(floors, MoveFloors):
+            floors = MoveFloors(thinkers.move_seconds) if floors else None
+        self.floors = floors
+        """the even timing of the searching bots' moves (:mod:`craits.web.timing`; ``True``:
+        the default floors, ``False``/``None``: none)"""
         self._clock = clock
         self._games: OrderedDict[str, GameSession] = OrderedDict()  # oldest use first
         self._loading: dict[str, asyncio.Future[GameSession]] = {}
@@ -337,18 +350,29 @@ class SessionStore:
 
     # ------------------------------------------------------------------ games
 
+    def held_decisions(self) -> int:
+        """The decisions of the games held in memory (what their memory grows with)."""
+        return sum(len(s.table.actions) for s in self._games.values())
+
     def _remember(self, session: GameSession) -> None:
-        """Hold ``session`` in memory; beyond ``max_games``, forget the least recently
-        used that is not busy (it stays in the store)."""
+        """Hold ``session`` in memory; beyond ``max_games`` games or ``held_decisions``
+        decisions in all, forget the least recently used that are not busy (they stay in
+        the store, and are rebuilt from it when next asked for)."""
         self._games[session.game_id] = session
         self._games.move_to_end(session.game_id)
-        if len(self._games) <= self.limits.max_games:
+        self._trim(session)
+
+    def _trim(self, keep: GameSession | None = None) -> None:
+        limits = self.limits
+        decisions = self.held_decisions()
+        if len(self._games) <= limits.max_games and decisions <= limits.held_decisions:
             return
         for game_id, other in list(self._games.items()):
-            if len(self._games) <= self.limits.max_games:
+            if len(self._games) <= limits.max_games and decisions <= limits.held_decisions:
                 break
-            if other is not session and not other.turn.locked():
+            if other is not keep and not other.turn.locked():
                 del self._games[game_id]
+                decisions -= len(other.table.actions)
 
     async def create(self, request: NewGame, client: str) -> GameSession:
         """A new game, stored, its bots moved until the person's turn (:class:`ApiError`
@@ -438,6 +462,7 @@ class SessionStore:
             session.decide(action)
             self._store_moves(session)
             await self._run_bots(session)
+        self._trim(session)  # the game grew: the memory held stays bounded
 
     async def resign(self, session: GameSession) -> None:
         """Stop playing: the game ends unfinished (it can then be saved)."""
@@ -468,7 +493,12 @@ class SessionStore:
         """Let the bots move until the person's turn or the game's end, each move thought
         of by a thinker, applied here and stored before the next (with the turn held)."""
         while (seat := session.bot_to_move()) is not None:
-            move = await self.thinkers.move(session.job())
+            job = session.job()
+            asked = time.monotonic()
+            move = await self.thinkers.move(job)
+            if self.floors is not None and not job.quick and move.action is not None:
+                kind = (session.seats[seat], len(session.seats), session.game.hand_size)
+                await self.floors.wait(kind, asked)  # as long as a search (no time leak)
             self._count_thinking(session.client, move.seconds)
             who = f"bot {session.seats[seat]} (player_{seat})"
             if move.action is None:

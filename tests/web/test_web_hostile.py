@@ -65,6 +65,7 @@ from ..webclient import TOURNAMENT, client, new_game, serve_process
 
 RLO = "\u202e"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
 START_TIMEOUT = 60.0
 
 
@@ -632,11 +633,47 @@ def test_bidi_controls_are_out_of_names_listed_and_shown(tmp_path: Path) -> None
     (game,) = c.get("/api/records/games", params={"file": entry["key"]}).json()["games"]
     assert game["seats"][1] == "evil" and RLO not in game["text"]
     common = (Path(library.__file__).parent / "static" / "common.js").read_text()
-    assert (
-        "const BIDI_CONTROLS = /[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/g;" in common
-    )
+    js = "/[\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]/g;"
+    assert f"const BIDI_CONTROLS = {js}" in common
     assert common.count("plainText(") >= 5  # text, attributes, children, fill, the banner
-    assert all(not errors.BIDI_CONTROLS.sub("", ch) for ch in BIDI)  # the server's: the same
+    assert all(not errors.BIDI_CONTROLS.sub("", ch) for ch in BIDI + ZERO_WIDTH)  # the same
+
+
+def test_bidi_and_zero_width_characters_are_out_of_every_field_shown(tmp_path: Path) -> None:
+    """Issue 43: a record's seats and meta, in the listing of its games, its replay and its
+    standings; a results table's every string (keys too)."""
+    hidden = BIDI + ZERO_WIDTH
+    source = next(TOURNAMENT.glob("**/records.jsonl"))
+    (_, record), *_ = read_records(source, verify=False)
+    record["seats"][1] = f"ev{hidden}il"
+    record["meta"] = {f"no{hidden}te": [f"x{hidden}y", {"deep": f"a{hidden}b"}], "n": 3}
+    records = tmp_path / "records"
+    records.mkdir()
+    write_records(records / "one.jsonl", [record])
+    results = tmp_path / "results" / "t"
+    results.mkdir(parents=True)
+    table = json.loads(next(TOURNAMENT.glob("**/results.json")).read_text())
+    table["agents"][0]["spec"] = f"ran{hidden}dom"
+    table[f"ex{hidden}tra"] = {f"k{ZERO_WIDTH}": [f"v{BIDI}"]}
+    (results / "results.json").write_text(json.dumps(table))
+    c = client(tmp_path / "games", record_dirs=[records], result_dirs=[tmp_path / "results"])
+    (entry,) = c.get("/api/records").json()["files"]
+    answers = [c.get("/api/records/games", params={"file": entry["key"]}).text]
+    for seat in (None, 0, 1):
+        params = {"file": entry["key"], "game": 1, **({} if seat is None else {"seat": seat})}
+        r = c.get("/api/records/replay", params=params)
+        assert r.status_code == 200, r.text
+        answers.append(r.text)
+    (listed,) = c.get("/api/results").json()["results"]
+    answers.append(c.get("/api/results/table", params={"key": listed["key"]}).text)
+    for text in answers:
+        shown = json.loads(text)
+        assert not any(ch in json.dumps(shown, ensure_ascii=False) for ch in hidden), text[:300]
+    replay = json.loads(answers[1])
+    assert replay["seats"][1] == "evil"
+    assert replay["meta"] == {"note": ["xy", {"deep": "ab"}], "n": 3}
+    assert any("player_1 (evil)" in line for line in replay["standings"])
+    assert json.loads(answers[-1])["extra"] == {"k": ["v"]}
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ const RED_SUITS = new Set(["d", "h"]);
 // The bidirectional-text controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) are
 // taken out of every text shown: a name holding a right-to-left override must not turn the
 // text around it (the server strips them too where it lists names).
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI_CONTROLS = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 function plainText(value) {
   return String(value).replace(BIDI_CONTROLS, "");

@@ -1,0 +1,70 @@
+"""Even timing (issue 43, F): a searching bot's move is answered no sooner than its recent
+moves took (:mod:`craits.web.timing`), so the latency of a move's answer no longer tells
+whether the bot had more than one real option — checked with the attack of the issue
+(experiments/bench_web_timing.py: a latency threshold fitted on half the answers, judged
+on the others, against the base rate)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from craits.web.timing import COLD_MARGIN, MARGIN, MIN_SAMPLES, SAMPLES, MoveFloors
+from experiments.bench_web_timing import Answer, attack, run
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_floor_is_learnt_per_kind_from_the_moves_before_they_wait() -> None:
+    clock = Clock()
+    floors = MoveFloors(cap=10.0, clock=clock)
+    assert floors.floor("pimc") == 0.0
+    floors.add("pimc", 0.2)
+    assert floors.floor("pimc") == pytest.approx(0.2 * COLD_MARGIN)
+    for _ in range(MIN_SAMPLES):
+        floors.add("pimc", 0.001)  # moves without a choice
+    floors.add("pimc", 0.4)
+    assert floors.floor("pimc") == pytest.approx(0.4 * MARGIN)  # the slowest of few
+    for _ in range(SAMPLES):
+        floors.add("pimc", 0.001)
+    assert floors.floor("pimc") == pytest.approx(0.001 * MARGIN)  # the old searches forgotten
+    assert floors.floor("expert") == 0.0  # another kind
+    floors.add("huge", 500.0)
+    assert floors.floor("huge") == 10.0  # never beyond the cap
+
+    async def main() -> float:
+        floors.add("k", 0.05)
+        clock.now = 100.0
+        started = clock.now - 0.01  # asked 10 ms ago
+        return await floors.wait("k", started)
+
+    waited = asyncio.run(main())
+    assert waited == pytest.approx(0.05 * COLD_MARGIN - 0.01)
+    with pytest.raises(ValueError, match="cap: got 0"):
+        MoveFloors(cap=0)
+
+
+def test_the_attack_scores_a_leaking_and_an_even_server() -> None:
+    leaking = [Answer(0.1 if s else 0.001, 1, s) for s in [True, False, False] * 20]
+    assert attack(leaking)["accuracy"] == 1.0 and attack(leaking)["base_rate"] == pytest.approx(
+        2 / 3
+    )
+    even = [Answer(0.1, 1, s) for s in [True, False, False] * 20]
+    assert attack(even)["accuracy"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.slow
+def test_the_latency_of_a_move_no_longer_tells_whether_the_bot_searched() -> None:
+    """pimc:2048, two players, 6 short games (~290 answers) each way, a thread thinking."""
+    before = run("pimc:2048", games=6, even_timing=False, workers=0)
+    after = run("pimc:2048", games=6, even_timing=True, workers=0)
+    assert before["judged"] > 100 and after["judged"] == before["judged"]
+    assert before["accuracy"] >= before["base_rate"] + 0.08, before  # the attack works...
+    assert after["accuracy"] <= after["base_rate"] + 0.06, after  # ...and no longer does
