@@ -13,11 +13,15 @@ actions, here on the same Mersenne Twister, :func:`mt_state` / :func:`mt_below`)
 :data:`BOT_CODES` (``greedy``, ``tactician``, ``expert``: their compiled decisions, the
 expert's public memory told every step of the row, the learner's too).
 
-What the Python side keeps: the rewards. A row's decisions are grouped as ``craits_v0`` pays
-them (a decision and its forced moves); the group's owner and the hand it opened in are
-``group[b]`` and ``first_hand[b]``. A group that finished a hand pays the learner a reward;
-:func:`play_rows` closes the groups that pay nothing itself and stops a row before it closes
-one that pays (:data:`PAY`): the caller adds that reward and calls again.
+The learner's rewards, as the single view pays them: a row's decisions are grouped as
+``craits_v0`` pays them (a decision and the forced moves after it); the group's owner and the
+hand it opened in are ``group[b]`` and ``first_hand[b]``. Closing a group that finished a hand
+or the game adds the learner's reward of it (``rewards.hand_rewards`` of each hand in order,
+then the "win" reward; :mod:`craits_env.vector.step_rewards`, the same float64 arithmetic as
+Python's) to ``own[b]`` (the learner's group) or ``others[b]``. Only a reward beyond 53 bits
+(a seat with more than ``EXACT_PRESSURES`` shuffle pressures in a hand) is left to the caller:
+the row stops before it (:data:`PAY`), the caller closes the group on exact integers and calls
+again.
 """
 
 from __future__ import annotations
@@ -30,7 +34,17 @@ import numpy as np
 from craits_env.actions import PHASE_GAME_OVER
 from craits_env.vector import rows as vrows
 from craits_env.vector.jit import entry, inner, unowned
-from craits_env.vector.layout import ERROR_RLOG_FULL, I_CURRENT, I_FIX, I_HAND_INDEX, I_PHASE
+from craits_env.vector.layout import (
+    ERROR_RLOG_FULL,
+    I_CURRENT,
+    I_FIX,
+    I_HAND_INDEX,
+    I_PHASE,
+    P_PLAYERS,
+    P_REWARD_MODE,
+    REWARD_WIN,
+)
+from craits_env.vector.step_rewards import add_hand_rewards, add_win_rewards
 
 from .compiled_bots import greedy_action
 from .compiled_cards import lowest_bit
@@ -54,8 +68,8 @@ BOT_CODES: dict[str, int] = {"greedy": GREEDY, "tactician": TACTICIAN, "expert":
 # Owners of a row's open reward group (``group[b]``).
 CLOSED, LEARNER_GROUP, OPPONENT, RESET = range(4)
 # A row's status after :func:`play_rows`.
-STOPPED = 0  # at its learner's decision, over, or truncated
-PAY = 1  # an opponent is about to decide and the open group paid: close it, call again
+STOPPED = 0  # at its learner's decision, over, or truncated (its group closed if it could)
+PAY = 1  # an opponent is about to decide and the open group's reward needs exact integers
 
 # The Mersenne Twister of CPython's ``random`` (MT19937): 624 words and the position.
 MT_WORDS = 624
@@ -115,6 +129,36 @@ def random_action(mt: Any, legal: int) -> int:
     return lowest_bit(bits)
 
 
+@inner
+def close_group(
+    st: Any, p: Any, b: int, seat: int, group: Any, first_hand: Any, own: Any, others: Any,
+    acc: Any,
+) -> bool:
+    """Close row ``b``'s open reward group, its pay to the learner (``seat``) added to
+    ``own[b]`` or ``others[b]``; ``False`` (left open) if it needs exact integers."""
+    owner = group[b]
+    if owner == CLOSED:
+        return True
+    over = st[b, I_PHASE] == PHASE_GAME_OVER
+    last = st[b, I_HAND_INDEX]
+    if owner != RESET and (last > first_hand[b] or over):
+        for q in range(p[P_PLAYERS]):
+            acc[q] = 0.0
+        win = p[P_REWARD_MODE] == REWARD_WIN
+        if not win:
+            for h in range(first_hand[b], last):
+                if not add_hand_rewards(st, p, b, h, acc):
+                    return False
+        if over and win:
+            add_win_rewards(st, p, b, acc)
+        if owner == LEARNER_GROUP:
+            own[b] += acc[seat]
+        else:
+            others[b] += acc[seat]
+    group[b] = CLOSED
+    return True
+
+
 @entry
 def play_rows(
     st: Any,
@@ -133,6 +177,9 @@ def play_rows(
     truncated: Any,
     group: Any,
     first_hand: Any,
+    seats: Any,
+    own: Any,
+    others: Any,
     max_steps: int,
     auto_forced: bool,
     si: Any,
@@ -143,7 +190,9 @@ def play_rows(
     checked legal; its group opened and its step counted by the caller), then every
     opponent's decision and forced move until the row's learner decides, the game ends or
     ``max_steps`` (-1: none) truncates it; ``status[b]`` says where it stopped (``STOPPED``
-    or ``PAY``). The expert's memory ``mem`` (when the table seats one) is told every step.
+    or ``PAY``). Reward groups are closed on the way and where the row stops (the learner's
+    seat ``seats[b]``; pay to ``own`` and ``others``). The expert's memory ``mem`` (when the
+    table seats one) is told every step.
     Returns -1, or the first row whose state or memory went wrong (the caller raises)."""
     st, cd, p, sizes = unowned(st), unowned(cd), unowned(p), unowned(sizes)
     si, sf = unowned(si), unowned(sf)
@@ -151,6 +200,7 @@ def play_rows(
     dk = si[_TABLE_INTS : _TABLE_INTS + DECK_INTS]
     cnt = si[_TABLE_INTS + DECK_INTS : _TABLE_INTS + DECK_INTS + COUNT_INTS]
     remember = mem.shape[0] > 0
+    acc = np.zeros(p[P_PLAYERS], np.float64)
     if remember:
         deck_counts(deck, dk)
     for i in range(which.shape[0]):
@@ -165,24 +215,25 @@ def play_rows(
                 return b
         while True:
             if st[b, I_PHASE] == PHASE_GAME_OVER or truncated[b]:
+                close_group(st, p, b, seats[b], group, first_hand, own, others, acc)
                 break
             legal = vrows.legal_bits(st, p, b)
             forced = auto_forced and legal & (legal - 1) == 0
             if max_steps >= 0 and not forced and steps[b] >= max_steps:
                 truncated[b] = True
+                close_group(st, p, b, seats[b], group, first_hand, own, others, acc)
                 break
             seat = st[b, I_CURRENT]
             who = table[b, max(seat, 0)]
             if not forced and who == LEARNER:
+                close_group(st, p, b, seats[b], group, first_hand, own, others, acc)
                 break
             if forced:
                 action = lowest_bit(legal)
             else:
-                if group[b] != CLOSED:
-                    if st[b, I_HAND_INDEX] > first_hand[b] and group[b] != RESET:
-                        status[b] = PAY
-                        break
-                    group[b] = CLOSED
+                if not close_group(st, p, b, seats[b], group, first_hand, own, others, acc):
+                    status[b] = PAY
+                    break
                 group[b] = OPPONENT
                 first_hand[b] = st[b, I_HAND_INDEX]
                 if who == RANDOM:

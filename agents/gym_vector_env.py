@@ -4,8 +4,9 @@
 **kwargs)`` (after ``import craits_env``) is a :class:`CraitsVectorEnv`: N games of
 :class:`~craits_env.vector.VectorGame`, one learner seat in each, the other seats played by
 the compiled heuristic bots (:class:`~craits.agents.compiled_bots.CompiledBot`) inside
-``step`` until each learner's next decision — each row in one compiled loop
-(:func:`~craits.agents.compiled_table.play_rows`), Python only adding the rewards. It takes the single view's keyword arguments
+``step`` until each learner's next decision — each row in one compiled loop, the learner's
+rewards summed there too (:func:`~craits.agents.compiled_table.play_rows`). It takes the
+single view's keyword arguments
 (:class:`~craits.agents.gym_env.CraitsGymEnv`: ``num_players``, ``opponents``, ``seat``,
 ``rules``, ``illegal_action``, ``flat_obs``, and ``reward``, ``auto_forced``, ``max_steps``)
 and plays the same games: row ``b`` after ``reset(seed=s)`` is, decision for decision, the
@@ -404,9 +405,9 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         """The ``active`` rows are played (``first[b]`` >= 0: the learner's action first), their
         opponents' decisions and forced moves (``auto_forced``) until each learner's turn, the
         end or the truncation: in compiled code (:func:`~.compiled_table.play_rows`), which
-        stops a row where a reward group pays. The learners' rewards are added to ``others``
-        (of the opponents' steps) and ``own`` (of the learner's step) as the single view adds
-        them (:meth:`_close`). ``on_end``: ``(watched, call)``, ``call`` told (once, a mask)
+        adds the learners' rewards to ``others`` (of the opponents' steps) and ``own`` (of the
+        learner's step) as the single view adds them, and leaves a reward that needs exact
+        integers to :meth:`_close`. ``on_end``: ``(watched, call)``, ``call`` told (once, a mask)
         of the watched rows whose episode ended (same-step autoreset)."""
         vg = self.game
         if first is None:
@@ -420,8 +421,8 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             lost = play_rows(
                 *vg.state.arrays(), self._table, self._w_tactician, self._w_expert,
                 self._memory, self._mts, pending, first, self._steps, self._truncated,
-                self._group, self._first_hand, max_steps, self.auto_forced, self._ints,
-                self._floats, status,
+                self._group, self._first_hand, self.seats, own, others, max_steps,
+                self.auto_forced, self._ints, self._floats, status,
             )  # fmt: skip
             if lost >= 0:
                 self._lost(lost)
@@ -483,6 +484,13 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         hands = st[b, POINTS + 3 * n * first : POINTS + 3 * n * last].reshape(-1, n, 3).tolist()
         return [tuple(c + pressure_costs(k0, k1) for c, k0, k1 in hand) for hand in hands]
 
+    def _seat_hand_points(self, b: int, seat: int) -> list[int]:
+        """``[points[seat] for points in game.hand_points(b)]``, read for that seat alone."""
+        st, n = self.game.state.st, self.num_players
+        last = int(st[b, I_HAND_INDEX])
+        hands = st[b, POINTS : POINTS + 3 * n * last].reshape(-1, n, 3)[:, seat].tolist()
+        return [c + pressure_costs(k0, k1) for c, k0, k1 in hands]
+
     def _winners(self, b: int) -> list[int]:
         scores = self.game.scores(b)
         best = min(scores)
@@ -500,7 +508,7 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             winners=self._winners(b),
             scores=scores,
             place=1 + sum(s < mine for s in scores),
-            hand_points=[int(points[seat]) for points in self.game.hand_points(b)],
+            hand_points=self._seat_hand_points(b, seat),
         )
         return info
 

@@ -226,3 +226,42 @@ def test_random_option_games_equal_the_single_view() -> None:
         decisions, _ = lockstep(i, r.choice([1, 1, 3]), 3, r.random() < 0.3, **kwargs)
         total += decisions
     assert total > 10_000
+
+
+def test_rewards_beyond_53_bits_are_left_to_python_and_still_paid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hand whose points need exact integers (a seat past EXACT_PRESSURES shuffle pressures,
+    R10.1) stops the compiled loop (PAY) and is paid by Python on exact integers: each step
+    that finished one hand pays the learner that hand's reward of its exact points."""
+    from craits.agents import gym_vector_env
+    from craits_env.rewards import hand_rewards
+    from craits_env.vector.layout import S_PRESSURES, S_PRESSURES_AT_DEAL
+
+    paid_by_python = []
+    real_group_reward = gym_vector_env.CraitsVectorEnv._group_reward
+
+    def spy(self, b, first_hand, over):  # type: ignore[no-untyped-def]
+        paid_by_python.append(b)
+        return real_group_reward(self, b, first_hand, over)
+
+    rows, n = 8, 4
+    env = make_vec(rows, "vector_entry_point", opponents="expert", rules=Rules.short_game())
+    env.reset(seed=11)
+    vg = env.unwrapped.game
+    vg.state.st[:, S_PRESSURES : S_PRESSURES + n] = 50  # 5 * (2**50 - 1) points each (R10.1)
+    vg.state.st[:, S_PRESSURES_AT_DEAL : S_PRESSURES_AT_DEAL + n] = 50
+    monkeypatch.setattr(gym_vector_env.CraitsVectorEnv, "_group_reward", spy)
+    r = random.Random(11)
+    checked = 0
+    for _ in range(100):
+        mask = env.action_masks()
+        actions = [np.flatnonzero(m)[r.randrange(m.sum())] if m.any() else 0 for m in mask]
+        hands = vg.hands_finished()
+        _, rewards, terminated, truncated, infos = env.step(np.array(actions))
+        one = (vg.hands_finished() == hands + 1) & ~terminated & ~truncated
+        for b in np.flatnonzero(one):
+            exact = vg.hand_points(b)[-1]
+            assert rewards[b] == hand_rewards(exact, "relative")[infos["seat"][b]]
+            checked += 1
+    assert checked >= 8 and len(paid_by_python) >= checked
