@@ -283,7 +283,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/games", status_code=201)
     async def new_game(request: Request, body: JsonBody = None) -> dict[str, str]:
         check_new_game_body(body, extra_specs)
-        asked = check_new_game(parse_new_game(body, extra_specs))
+        asked = check_new_game(parse_new_game(body, extra_specs), extra_specs)
         session = await store.create(asked, client_address(request.scope, proxy))
         return {"game_id": session.game_id, "token": session.token}
 

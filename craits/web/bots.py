@@ -15,9 +15,10 @@ to append the new actions instead of replaying them all).
   faulty bot.
 - ``workers == 0``: one thread of the server's process (tests, a one-person server).
 
-Quick bots (:data:`QUICK_SPECS`: the heuristics and the champion's forward pass, about a
-millisecond a move) are always thought of by that thread, so a move against ``expert``
-never waits behind somebody's search.
+Quick bots (:data:`QUICK_SPECS`: the heuristics, about a millisecond of plain Python a
+move) are always thought of by that thread, so a move against ``expert`` never waits
+behind somebody's search; a network's forward pass (``champion``) is thought of in the
+processes with the searches.
 
 Jobs wait in a :class:`FairQueue`: one queue per client (by address) served in turn, so a
 client with eighty thinking games delays another client's bots by one move, not by
@@ -28,11 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import math
 import multiprocessing
 import os
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -50,6 +54,12 @@ CACHED_TABLES = 64
 """Tables a thinker keeps between moves (a game's next move then replays nothing)."""
 START_SECONDS = 300.0
 """Seconds a new thinker process may take to start and warm up."""
+SHARE_SECONDS = 30.0
+"""Seconds a bot move may take while another client's jobs wait for a thinker: past it the
+move stops (its thinker replaced, the game stopped with a one-line reason) and the thinker
+goes to the next client (``craits serve --move-seconds`` bounds a move nobody waits behind)."""
+POLL_SECONDS = 0.25
+"""How often a thinking move is looked at (its time, whether others wait)."""
 
 
 @dataclass(frozen=True)
@@ -78,9 +88,14 @@ class Move:
     seconds: float
 
 
-QUICK_SPECS = frozenset(e.name for e in BUILTIN_TABLE if e.quick)
-"""Specs whose moves take about a millisecond (no search, no torch): thought of in process
-(the rows of the spec table marked ``quick``)."""
+NETWORK_SPECS = frozenset({"champion"})
+"""Quick specs that run a network (a forward pass): thought of in the bot processes with
+the searches, never in the server's (issue 43, E: forty ``champion`` games from four
+addresses put others' pages at p95 617 ms)."""
+QUICK_SPECS = frozenset(e.name for e in BUILTIN_TABLE if e.quick) - NETWORK_SPECS
+"""Specs whose moves take about a millisecond of plain Python (the heuristics: no search,
+no network): thought of in the server's process (the rows of the spec table marked
+``quick``, but :data:`NETWORK_SPECS`)."""
 
 
 def is_quick(spec: str) -> bool:
@@ -89,7 +104,12 @@ def is_quick(spec: str) -> bool:
 
 
 class BotTimeout(Exception):
-    """A bot move took longer than the pool's ``move_seconds``."""
+    """A bot move took longer than the pool's ``move_seconds`` (or its share while other
+    clients' jobs waited: ``preempted``)."""
+
+    def __init__(self, preempted: bool = False) -> None:
+        super().__init__()
+        self.preempted = preempted
 
 
 # ----------------------------------------------------------------------------- thinking
@@ -231,6 +251,11 @@ class FairQueue:
         with self._ready:
             return sum(len(q) for q in self._queues.values())
 
+    def others_waiting(self, client: str) -> bool:
+        """Whether a client other than ``client`` has a job waiting."""
+        with self._ready:
+            return any(c != client and q for c, q in self._queues.items())
+
     def close(self) -> list[Future[Move]]:
         """Stop handing out jobs; the futures of those still waiting."""
         with self._ready:
@@ -259,10 +284,23 @@ class _Process:
             self.stop()
             raise RuntimeError("a bot thinker process did not start")
 
-    def think(self, job: Job, seconds: float) -> Move:
+    def think(
+        self,
+        job: Job,
+        seconds: float,
+        share: float = math.inf,
+        others_waiting: Callable[[], bool] = lambda: False,
+    ) -> Move:
+        """The move for ``job``: :class:`BotTimeout` past ``seconds``, or past ``share``
+        while ``others_waiting()``."""
         self.conn.send(job)
-        if not self.conn.poll(seconds):
-            raise BotTimeout
+        start = time.monotonic()
+        while not self.conn.poll(POLL_SECONDS):
+            took = time.monotonic() - start
+            if took > seconds:
+                raise BotTimeout
+            if took > share and others_waiting():
+                raise BotTimeout(preempted=True)
         move: Move = self.conn.recv()
         return move
 
@@ -279,13 +317,21 @@ class _Process:
 class Thinkers:
     """The pool of thinkers (see the module docstring); :meth:`move` from the event loop."""
 
-    def __init__(self, workers: int = 0, move_seconds: float = MOVE_SECONDS) -> None:
+    def __init__(
+        self,
+        workers: int = 0,
+        move_seconds: float = MOVE_SECONDS,
+        share_seconds: float = SHARE_SECONDS,
+    ) -> None:
         if workers < 0:
             raise ValueError(f"workers: got {workers}, allowed an int >= 0")
         if not move_seconds > 0:
             raise ValueError(f"move_seconds: got {move_seconds}, allowed a number > 0")
+        if not share_seconds > 0:
+            raise ValueError(f"share_seconds: got {share_seconds}, allowed a number > 0")
         self.workers = workers
         self.move_seconds = move_seconds
+        self.share_seconds = share_seconds
         self.queue = FairQueue()  # the processes' jobs
         self.quick = FairQueue()  # the jobs of quick bots (and every job with workers=0)
         self._threads: list[threading.Thread] = []
@@ -330,13 +376,22 @@ class Thinkers:
                 process = self._processes[i]
                 if process is None or not process.process.is_alive():
                     process = self._processes[i] = _Process()
+                started = time.monotonic()
                 try:
-                    future.set_result(process.think(job, self.move_seconds))
-                except BotTimeout:
+                    waiting = functools.partial(self.queue.others_waiting, job.client)
+                    move = process.think(job, self.move_seconds, self.share_seconds, waiting)
+                    future.set_result(move)
+                except BotTimeout as e:
                     self._processes[i] = None
                     process.stop()
-                    late = f"took longer than the server's {self.move_seconds:g} s a move"
-                    future.set_result(Move(None, late, self.move_seconds))
+                    if e.preempted:
+                        late = (
+                            f"took longer than the {self.share_seconds:g} s a move may take "
+                            "while other players' bots wait; stopped"
+                        )
+                    else:
+                        late = f"took longer than the server's {self.move_seconds:g} s a move"
+                    future.set_result(Move(None, late, time.monotonic() - started))
                 except (EOFError, OSError) as e:  # the process died: a new one next time
                     self._processes[i] = None
                     process.stop()

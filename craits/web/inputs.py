@@ -23,6 +23,7 @@ from typing import Any
 
 from craits_env.rules import Rules
 
+from .costs import check_cost
 from .requests import MAX_SPEC_NUMBER, NUMBERED_SPECS, ApiError, NewGame
 
 MAX_HANDS = 100
@@ -62,8 +63,10 @@ def check_new_game_body(body: object, extra_specs: Collection[str] = ()) -> None
             raise _bad(f"rules: {name}: got {raw!r}, allowed ASCII text (digits 0-9)")
 
 
-def check_new_game(request: NewGame) -> NewGame:
-    """``request`` if its sizes are within the bounds of the module docstring."""
+def check_new_game(request: NewGame, extra_specs: Collection[str] = ()) -> NewGame:
+    """``request`` if its sizes are within the bounds of the module docstring, and each
+    searching opponent's move within its cost at this table (:mod:`craits.web.costs`;
+    not a spec the server was started with, ``--agents``)."""
     rules = request.rules
     seed = request.seed
     if seed is not None and seed >= 10**MAX_SEED_DIGITS:
@@ -82,6 +85,10 @@ def check_new_game(request: NewGame) -> NewGame:
             raise _bad(
                 f"rules: {name}: got {value}, allowed at most {most} here (default {default})"
             )
+    for spec in request.opponents:
+        why = None if spec in extra_specs else check_cost(spec, request.num_players, rules)
+        if why is not None:
+            raise _bad(why)
     return request
 
 

@@ -59,6 +59,7 @@ CLIENT_GAMES = 20
 CLIENT_THINK = 120.0
 """Seconds its bots may think in any minute for one client's games (``--client-think``)."""
 THINK_WINDOW = 60.0
+SHARE_POLL = 1.0  # seconds between looks at a client's thinking share while its bots wait
 SWEEP_SECONDS = 3600.0  # games past keep_seconds leave the store at most this often
 MAX_CLIENTS = 10_000  # clients whose thinking time is counted; beyond, the oldest forgotten
 TOKEN_BYTES = 24  # secrets.token_urlsafe: 32 characters, 192 bits
@@ -341,6 +342,18 @@ class SessionStore:
             recent.popleft()
         return sum(seconds for _, seconds in recent)
 
+    async def _await_share(self, client: str) -> None:
+        """Wait while ``client``'s bots have thought their share of the last minute
+        (``client_think``): its next bot move yields the thinkers to the others' until
+        then (the share was checked only before a person's move: one move could set off
+        a long series of searches)."""
+        limit = self.limits.client_think
+        while limit and self._thinking(client) >= limit:
+            recent = self._thought.get(client)
+            oldest = recent[0][0] if recent else time.monotonic()
+            freed = oldest + THINK_WINDOW - time.monotonic()  # when the oldest leaves the window
+            await asyncio.sleep(min(SHARE_POLL, max(0.05, freed)))
+
     def _count_thinking(self, client: str, seconds: float) -> None:
         if not self.limits.client_think:
             return
@@ -494,6 +507,8 @@ class SessionStore:
         of by a thinker, applied here and stored before the next (with the turn held)."""
         while (seat := session.bot_to_move()) is not None:
             job = session.job()
+            if not job.quick:
+                await self._await_share(session.client)
             asked = time.monotonic()
             move = await self.thinkers.move(job)
             if self.floors is not None and not job.quick and move.action is not None:

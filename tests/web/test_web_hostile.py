@@ -911,3 +911,39 @@ def test_a_real_server_refuses_oversized_and_undecodable_headers_however_they_ar
             headers={"content-type": "application/json"},
         )
         one_line_error(r, 400, "lone UTF-16 surrogate")
+
+
+# ----------------------------------------------------------------------------- bot costs (A)
+
+LARGEST = {"num_decks": 2, "hand_sizes": [8] * MAX_HANDS}
+
+
+@pytest.mark.parametrize(
+    ("opponents", "rules", "fragment"),
+    [
+        (["openspiel-ismcts:32"] * 9, LARGEST, "no openspiel-ismcts at this table"),
+        (["openspiel-ismcts:32"] * 3, {}, "about 34 s at this table (4 players, 15 hands)"),
+        (["random", "random", "openspiel-ismcts"], {}, "at most openspiel-ismcts:9 here"),
+        (["openspiel-ismcts:2", "random"], LARGEST, "about 17 s at this table (3 players, 100 "),
+    ],
+)
+def test_a_search_too_costly_for_its_table_is_refused_in_one_line(
+    c: Any, opponents: list[str], rules: dict[str, Any], fragment: str
+) -> None:
+    r = c.post("/api/games", json={"opponents": opponents, "rules": rules})
+    one_line_error(r, 400, fragment)
+    assert "over the 10 s a move may cost" in r.json()["error"]
+    assert len(c.app.state.store) == 0
+
+
+def test_the_cost_model_allows_the_cheap_searches_everywhere() -> None:
+    from craits.web.costs import check_cost, largest_n
+
+    largest = Rules(num_decks=2, hand_sizes=(8,) * MAX_HANDS)
+    for spec in ("pimc:2048", "pimc", "random", "expert", "ppo:x", "pimc:²"):
+        assert check_cost(spec, 10, largest) is None, spec
+    assert check_cost("belief-search", 4, Rules()) is None
+    assert check_cost("openspiel-ismcts:2", 2, Rules(hand_sizes=(5, 4))) is None
+    assert largest_n("openspiel-ismcts", 4, Rules()) == 9
+    assert largest_n("openspiel-ismcts", 10, largest) == 0
+    assert largest_n("expert", 4, Rules()) is None

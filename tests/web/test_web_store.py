@@ -302,7 +302,7 @@ def test_a_quick_bot_never_waits_behind_a_search(tmp_path: Path) -> None:
     agent.write_text(SLOW_AGENT)
     thinkers = Thinkers(workers=1, move_seconds=20.0)
     seed = next(s for s in range(100) if Game(2, Rules(), seed=s).current_player == 0)
-    assert is_quick("expert") and is_quick("champion") and not is_quick("pimc")
+    assert is_quick("expert") and not is_quick("champion") and not is_quick("pimc")
     assert not is_quick("pimc:64") and not is_quick("ppo:runs/x")
 
     async def moves() -> tuple[Move, float, bool]:
@@ -320,3 +320,76 @@ def test_a_quick_bot_never_waits_behind_a_search(tmp_path: Path) -> None:
         thinkers.close()
     assert answered.error is None and answered.action is not None
     assert seconds < 5 and not slow_done  # answered while the process was still busy
+
+
+@pytest.mark.slow
+def test_a_move_past_its_share_while_others_wait_is_stopped_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Issue 43, A: a search holding the only thinker is stopped past ``share_seconds`` once
+    another client's job waits (the thinker goes to it); with nobody waiting it goes on."""
+    agent = tmp_path / "slow.py"
+    agent.write_text(SLOW_AGENT)
+    thinkers = Thinkers(workers=1, move_seconds=60.0, share_seconds=1.0)
+    seed = next(s for s in range(100) if Game(2, Rules(), seed=s).current_player == 0)
+    rules = Rules().to_dict()
+
+    async def moves() -> tuple[Move, Move, float]:
+        slow = Job("g1", "A", (f"{agent}:Slow",), 1, seed, rules, ())
+        other = Job("g2", "B", ("pimc:8",), 1, seed, rules, ())
+        busy = asyncio.ensure_future(thinkers.move(slow))
+        await asyncio.sleep(2.5)  # past the share, but nobody waits: it goes on
+        assert not busy.done()
+        start = time.monotonic()
+        answered = await thinkers.move(other)
+        return await busy, answered, time.monotonic() - start
+
+    try:
+        slow, other, waited = run(moves())
+    finally:
+        thinkers.close()
+    assert slow.action is None and slow.error == (
+        "took longer than the 1 s a move may take while other players' bots wait; stopped"
+    )
+    assert other.error is None and other.action is not None
+    assert waited < 20  # (a new thinker started and warmed up), not the slow move's 30 s
+
+
+def test_a_champion_is_thought_of_in_the_bot_processes() -> None:
+    """Issue 43, E: a network's forward pass goes to the processes, not the server's thread."""
+    thinkers = Thinkers(workers=1)
+    thinkers._started = True  # no lanes: the job stays where it was put
+    job = Job("g", "A", ("champion",) * 3, 0, 1, Rules().to_dict(), (), quick=is_quick("champion"))
+
+    async def put() -> None:
+        task = asyncio.ensure_future(thinkers.move(job))
+        await asyncio.sleep(0.05)
+        assert len(thinkers.queue) == 1 and len(thinkers.quick) == 0
+        thinkers.close()
+        assert (await task).error == "the server is stopping"
+
+    run(put())
+
+
+def test_bots_of_a_client_over_its_thinking_share_wait_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 43, A: the share was checked only before a person's move; now each bot move
+    of a client that thought its share waits until the window frees it."""
+    from craits.web import sessions
+
+    monkeypatch.setattr(sessions, "THINK_WINDOW", 1.0)
+    store = SessionStore(GameDatabase(MEMORY), Thinkers(0), StoreLimits(client_think=0.5))
+
+    async def main() -> tuple[float, float]:
+        start = time.monotonic()
+        await store._await_share("A")  # nothing thought: no wait
+        free = time.monotonic() - start
+        store._count_thinking("A", 0.8)
+        start = time.monotonic()
+        await store._await_share("A")
+        await store._await_share("B")  # another client: no wait
+        return free, time.monotonic() - start
+
+    free, waited = run(main())
+    assert free < 0.05 and 0.8 < waited < 2.5
