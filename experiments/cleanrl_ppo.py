@@ -9,7 +9,7 @@ is bootstrapped from the value of that seat's view then (``observe(seats=...)``)
 a duplicate evaluation: every held-out deal played with the agent in each seat against three
 ``expert`` (the compiled twins on the Gymnasium vector env: the Python bot's moves).
 
-    python experiments/cleanrl_ppo.py --total-decisions 4000000 --out runs/cleanrl_ppo
+    python experiments/cleanrl_ppo.py --total-decisions 3000000 --out runs/cleanrl_ppo
 
 Results: ``OUT/results.json`` (the config, the curve, the evaluation) and ``OUT/agent.pt``.
 See docs/vector.md, "Self-play on every seat", for the API and the numbers this reaches.
@@ -40,7 +40,7 @@ class Config:
     num_players: int = 4
     num_envs: int = 256  # games stepped together, one decision each per engine step
     num_steps: int = 64  # engine steps per rollout
-    total_decisions: int = 4_000_000
+    total_decisions: int = 3_000_000
     learning_rate: float = 5e-4
     anneal_lr: bool = True
     gamma: float = 0.99  # per decision of the seat
@@ -230,7 +230,8 @@ def main() -> None:
     if c.num_envs * c.num_steps % c.num_minibatches:
         parser.error("--num-envs x --num-steps must be a multiple of --num-minibatches")
     run = train(c)
-    result = {"config": dataclasses.asdict(c), "train_seconds": round(run["seconds"], 1)}
+    config = {k: v for k, v in dataclasses.asdict(c).items() if k != "out"}
+    result = {"config": config, "train_seconds": round(run["seconds"], 1)}
     result["decisions_per_second"] = round(run["curve"][-1]["decisions"] / run["seconds"])
     result["eval_vs_3_expert"] = evaluate(c, run["agent"])
     result["curve"] = run["curve"]
