@@ -279,6 +279,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         client_games=args.client_held,
         client_think=args.client_think,
         bot_workers=(os.cpu_count() or 1) if args.bot_workers is None else args.bot_workers,
+        read_workers=1,  # replays built off the server's process (craits.web.readers)
         move_seconds=args.move_seconds,
         agents=tuple(args.agents),
         allowed_hosts=(*LOOPBACK_NAMES, args.host.strip("[]")) if loopback else None,

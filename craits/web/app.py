@@ -46,13 +46,16 @@ the server, still one line. Every error line is bounded in :mod:`craits.web.erro
 Live games (:mod:`craits.web.sessions`) are changed on the event loop only, and stored in
 SQLite (:mod:`craits.web.database`) as they move, so a restarted server goes on with them;
 their bots think in other processes (:mod:`craits.web.bots`), so a search holds neither a
-request thread nor the GIL of the server. Listings, replays and results are plain
-functions run in the server's thread pool. Each game serves its moves, resigning and
-saving one after the other.
+request thread nor the GIL of the server. Replays and a record file's games are built by
+the readers (:mod:`craits.web.readers`: in other processes with ``read_workers``, each
+answer once, a fair share per client); listings and results are plain functions run in
+the server's thread pool, a folder's scan shared by the requests that wait for it. Each
+game serves its moves, resigning and saving one after the other.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -90,7 +93,8 @@ from .limits import (
     RequestText,
     client_address,
 )
-from .replays import FRAMES_PAGE, game_frames
+from .readers import Readers, games_answer, replay_answer, stamp
+from .replays import FRAMES_PAGE
 from .requests import (
     ApiError,
     StaleDecision,
@@ -110,7 +114,7 @@ from .sessions import (
     SessionStore,
     StoreLimits,
 )
-from .views import seat_view
+from .views import seat_view, view_body
 
 JsonBody = Annotated[Any, Body()]
 """A request body read as any JSON value: its shape is checked by the handler, in one line."""
@@ -160,6 +164,9 @@ class Settings:
     """seconds its bots may think in any minute for one client's games (429; 0: no cap)"""
     bot_workers: int = 0
     """processes the bots think in (0: a thread of the server; ``craits serve``: one a core)"""
+    read_workers: int = 0
+    """processes replays and record files' games are built in (0: a thread of the server;
+    ``craits serve``: one; :mod:`craits.web.readers`)"""
     move_seconds: float = MOVE_SECONDS
     """seconds a bot move may take (in a process) before its game stops"""
     even_timing: bool = True
@@ -197,6 +204,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database.lock()  # one server per store (a second one: StoreError, one line)
     clean_temporary(settings.games_dir)  # what a save killed mid-write left
     thinkers = Thinkers(settings.bot_workers, settings.move_seconds)
+    readers = Readers(settings.read_workers)
     store = SessionStore(
         database,
         thinkers,
@@ -218,8 +226,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.bot_workers:
             thinkers.start()  # the processes start and warm up while the server starts
+        readers.start()
         yield
         thinkers.close()
+        readers.close()
 
     app = FastAPI(
         title="Craits",
@@ -230,6 +240,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.store = store
+    app.state.readers = readers
     app.state.library = library
     # the request layer (craits.web.limits), outermost last: rates, then Host, then bodies,
     # then the text of every field (its body read within the body's limits)
@@ -292,7 +303,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         request: Request, game_id: str, token: str | None = None, since: int | None = None
     ) -> Any:
         session = await store.get(game_id, token or bearer_token(request.headers))
-        return JSONResponse(seat_view(session, since))
+        return Response(view_body(session, since), media_type="application/json")
 
     @app.post("/api/games/{game_id}/actions")
     async def act(request: Request, game_id: str, body: JsonBody = None) -> Any:
@@ -306,13 +317,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 {"error": one_line(e.message), "decision": e.current, "view": seat_view(session)},
                 status_code=409,
             )
-        return JSONResponse(seat_view(session))
+        return Response(view_body(session), media_type="application/json")
 
     @app.post("/api/games/{game_id}/resign")
     async def resign(request: Request, game_id: str, body: JsonBody = None) -> Any:
         session = await store.get(game_id, token_of(with_token(body, request.headers)))
         await store.resign(session)
-        return JSONResponse(seat_view(session))
+        return Response(view_body(session), media_type="application/json")
 
     @app.post("/api/games/{game_id}/save")
     async def save(request: Request, game_id: str, body: JsonBody = None) -> Any:
@@ -344,26 +355,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def records(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:
         return library.record_files(offset, limit)
 
+    async def read(request: Request, file: str, kind: str, make: Any, *args: Any) -> Response:
+        """The answer ``make(path, file, *args)`` for the record file ``file``, made by the
+        readers (craits.web.readers: off this process, once, a fair share per client)."""
+        path = await asyncio.to_thread(library.record_path, file)
+        key = (kind, *stamp(path), file, *args)
+        client = client_address(request.scope, proxy)
+        status, body = await readers.answer(client, key, make, str(path), file, *args)
+        return Response(body, status_code=status, media_type="application/json")
+
     @app.get("/api/records/games")
-    def record_games(file: str) -> Any:
-        return JSONResponse({"file": file, "games": library.games(file)})
+    async def record_games(request: Request, file: str) -> Response:
+        return await read(request, file, "games", games_answer)
 
     @app.get("/api/records/replay")
-    def record_replay(
+    async def record_replay(
+        request: Request,
         file: str,
         game: int = 1,
         seat: int | None = None,
         start: int = Query(0, alias="from"),
         count: int = FRAMES_PAGE,
-    ) -> Any:
+    ) -> Response:
         if start < 0 or not 1 <= count <= FRAMES_PAGE:
             raise ApiError(
                 400,
                 f"from: got {start}, count: got {count}; allowed from >= 0 and "
                 f"count 1 to {FRAMES_PAGE}",
             )
-        frames = game_frames(library.record(file, game), seat, start, count)
-        return JSONResponse({"file": file, "game": game, **frames})
+        return await read(request, file, "replay", replay_answer, game, seat, start, count)
 
     @app.get("/api/results")
     def results(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,17 +138,34 @@ class Folders:
 
     _scans: dict[tuple[str, int], tuple[float, Scan]]
     _scans_lock: threading.Lock
+    _scanning: dict[tuple[str, int], Future[Scan]]
 
     def _scan(self, kind: str, index: int, root: Path, wanted: Callable[[str], bool]) -> Scan:
-        """The scan of one folder, reused for :data:`SCAN_TTL` seconds."""
-        now = time.monotonic()
+        """The scan of one folder, reused for :data:`SCAN_TTL` seconds; requests that ask
+        for it while it is being made wait for that one (one scan, however many ask)."""
+        key = (kind, index)
         with self._scans_lock:
-            held = self._scans.get((kind, index))
-            if held is not None and now - held[0] < SCAN_TTL:
+            held = self._scans.get(key)
+            if held is not None and time.monotonic() - held[0] < SCAN_TTL:
                 return held[1]
-        result = scan(root, wanted) if root.is_dir() else Scan((), True)
+            running = self._scanning.get(key)
+            mine = running is None
+            if running is None:
+                running = self._scanning[key] = Future()
+        if not mine:
+            return running.result()
+        now = time.monotonic()
+        try:
+            result = scan(root, wanted) if root.is_dir() else Scan((), True)
+        except BaseException as e:
+            with self._scans_lock:
+                del self._scanning[key]
+            running.set_exception(e)
+            raise
         with self._scans_lock:
-            self._scans[(kind, index)] = (now, result)
+            self._scans[key] = (now, result)
+            del self._scanning[key]
+        running.set_result(result)
         return result
 
     def _listing(

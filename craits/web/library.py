@@ -36,6 +36,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 
 # The names below are also importable from here.
@@ -71,6 +72,7 @@ class Library(RecordFiles, ResultSets):
         self.result_roots = [Path(d) for d in result_dirs]
         self._scans: dict[tuple[str, int], tuple[float, Scan]] = {}
         self._scans_lock = threading.Lock()
+        self._scanning: dict[tuple[str, int], Future[Scan]] = {}  # scans being made
         self._records = Verdicts()
         self._results = Verdicts()
         self._cards = Verdicts()

@@ -42,6 +42,12 @@ def is_record_file(path: Path) -> bool:
     return isinstance(obj, dict) and obj.get("format") == FORMAT
 
 
+def summaries(path: str | Path) -> list[dict[str, Any]]:
+    """Every game of the record file at ``path`` in one line each (``RecordError`` or
+    ``JsonlError`` for a corrupt file)."""
+    return list(_summaries(*_stamp(Path(path))))
+
+
 @functools.lru_cache(maxsize=32)
 def _summaries(path: str, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...]:
     """Every game of a record file in one line each (cached while the file is unchanged)."""
@@ -112,6 +118,10 @@ class RecordFiles(Folders):
             "more": more,
             "complete": complete,
         }
+
+    def record_path(self, key: object) -> Path:
+        """The record file of ``key`` (404 unless it is one, inside its folder)."""
+        return self._record_path(key)
 
     def _record_path(self, key: object) -> Path:
         path = self._resolve(self.record_roots, key, "record file")

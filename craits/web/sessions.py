@@ -27,6 +27,7 @@ reason, raised before anything changes.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -136,6 +137,7 @@ class GameSession:
         self.seats, self.names, self.labels = table.seats, table.names, table.labels
         self.narrator = table.narrator
         self.events: list[Event] = tag_lines(table.start(), 0, dealt=True)
+        self._encoded: list[bytes] = []  # the events as JSON, encoded once
         table.on_told = self._told
         for action in stored.actions:
             table.decide(action)
@@ -210,11 +212,21 @@ class GameSession:
         self.stored = len(self.table.actions)
         return actions
 
-    def take_events(self, since: int | None) -> tuple[list[Event], int]:
-        """The events since the last view (or from index ``since``) and their first index."""
+    def take_events(self, since: int | None) -> int:
+        """The index of the first event a view gives: the first since the last view (or
+        ``since``); the events up to the last are taken."""
         start = self.cursor if since is None else max(0, min(since, len(self.events)))
         self.cursor = len(self.events)
-        return self.events[start:], start
+        return start
+
+    def encoded_events(self, start: int) -> bytes:
+        """The events from index ``start`` as the items of a JSON array (each event
+        encoded once, the first time a view gives it)."""
+        encoded = self._encoded
+        for event in self.events[len(encoded) :]:
+            text = json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
+            encoded.append(text.encode("utf-8"))
+        return b",".join(encoded[start:])
 
     def record(self) -> dict[str, Any]:
         """The game record so far (:mod:`craits_env.records`): every hand, so only for a
