@@ -10,7 +10,9 @@ count's (``_p_no_counter``).
 **The memory.** What ``ExpertAgent`` reads of :class:`~craits_env.public_tracker.PublicTracker`
 — per seat, the draw counter when it showed it held no card of a suit and no 8 or 9 (drawing
 in play, R3.3) or no ace or two (taking the count, R5.3), without ``voluntary_draw`` — is kept
-per row in ``mem`` (int64, ``M_*``; -1: nothing known), reset when a hand ends. It learns from
+per row in ``mem`` (int64, ``M_*``; -1: nothing known), reset when a hand ends, with the
+cards each seat played this hand per suit (not read by the expert: the belief features of
+:mod:`craits.agents.compiled_belief`). It learns from
 the decisions themselves: :func:`observe_steps` is told each row's action before the step
 applies it (the seat, phase, active suit and draw counter then) and settles it once the step
 is done (:func:`settle`: the same hand one decision later). A new hand or a new game (by a
@@ -34,7 +36,7 @@ from craits_env.actions import (
     PHASE_GAME_OVER,
     PHASE_PLAY,
 )
-from craits_env.cards import NUM_RANKS, NUM_SUITS
+from craits_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from craits_env.rules import MAX_PLAYERS
 from craits_env.vector import rows
 from craits_env.vector.jit import entry, inner, unowned
@@ -118,7 +120,10 @@ MEMORY_SEATS = M_NO_COUNT + MAX_PLAYERS
 # by observe_steps and not yet settled (M_PENDING 1): who decided what, and how.
 M_EPISODE, M_HAND, M_DECISIONS = MEMORY_SEATS, MEMORY_SEATS + 1, MEMORY_SEATS + 2
 M_PENDING, M_SEAT, M_PHASE, M_ACTION, M_SUIT, M_BASE = range(MEMORY_SEATS + 3, MEMORY_SEATS + 9)
-MEMORY_WIDTH = MEMORY_SEATS + 9
+# ... then, for the belief features (craits_env.belief, not read by the expert): the cards each
+# seat played this hand, per printed suit (``PublicTracker.played``).
+M_PLAYED = MEMORY_SEATS + 9  # + seat * 4 + suit
+MEMORY_WIDTH = M_PLAYED + 4 * MAX_PLAYERS
 UNKNOWN = -1
 
 # The deck in play (dk[D_*], counted once per call from the state's deck) and a decision's
@@ -141,6 +146,8 @@ def forget_row(st: Any, mem: Any, b: int) -> None:
     """Row ``b`` knows nothing and is seen as it stands now (``PublicTracker._new_hand``)."""
     for i in range(MEMORY_SEATS):
         mem[b, i] = UNKNOWN
+    for i in range(M_PLAYED, MEMORY_WIDTH):
+        mem[b, i] = 0
     mem[b, M_EPISODE] = st[b, I_EPISODE]
     mem[b, M_HAND] = st[b, I_HAND_INDEX]
     mem[b, M_DECISIONS] = st[b, I_HAND_DECISIONS]
@@ -164,6 +171,8 @@ def settle(st: Any, p: Any, mem: Any, b: int) -> bool:
     mem[b, M_DECISIONS] = decisions
     mem[b, M_PENDING] = 0
     phase, seat, base = mem[b, M_PHASE], mem[b, M_SEAT], mem[b, M_BASE]
+    if mem[b, M_ACTION] < NUM_CARDS:  # a card played (its printed suit)
+        mem[b, M_PLAYED + 4 * seat + mem[b, M_ACTION] // NUM_RANKS] += 1
     if mem[b, M_ACTION] == DRAW and p[P_VOLUNTARY_DRAW] == 0:
         if phase == PHASE_PLAY:  # no card of the active suit, no 8 or 9 (R3.1, R3.3)
             mem[b, M_VOID + 4 * seat + mem[b, M_SUIT]] = base

@@ -64,12 +64,17 @@ LEARNER, RANDOM = -1, -2
 GREEDY, TACTICIAN, EXPERT = 0, 1, 2
 BOT_CODES: dict[str, int] = {"greedy": GREEDY, "tactician": TACTICIAN, "expert": EXPERT}
 """``table`` entries of the compiled bots, by spec name."""
+NETWORK = 100
+"""``table`` entries from ``NETWORK`` on: frozen networks (``NETWORK + k``: the caller's k-th),
+whose moves the caller computes (one forward pass over the rows stopped at them, :data:`NET`)."""
 
 # Owners of a row's open reward group (``group[b]``).
 CLOSED, LEARNER_GROUP, OPPONENT, RESET = range(4)
 # A row's status after :func:`play_rows`.
 STOPPED = 0  # at its learner's decision, over, or truncated (its group closed if it could)
 PAY = 1  # an opponent is about to decide and the open group's reward needs exact integers
+NET = 2  # a network's seat decides (its group opened, its step counted): the caller passes
+# its move as ``first`` and calls again
 
 # The Mersenne Twister of CPython's ``random`` (MT19937): 624 words and the position.
 MT_WORDS = 624
@@ -131,7 +136,14 @@ def random_action(mt: Any, legal: int) -> int:
 
 @inner
 def close_group(
-    st: Any, p: Any, b: int, seat: int, group: Any, first_hand: Any, own: Any, others: Any,
+    st: Any,
+    p: Any,
+    b: int,
+    seat: int,
+    group: Any,
+    first_hand: Any,
+    own: Any,
+    others: Any,
     acc: Any,
 ) -> bool:
     """Close row ``b``'s open reward group, its pay to the learner (``seat``) added to
@@ -236,6 +248,10 @@ def play_rows(
                     break
                 group[b] = OPPONENT
                 first_hand[b] = st[b, I_HAND_INDEX]
+                if who >= NETWORK:
+                    steps[b] += 1
+                    status[b] = NET
+                    break
                 if who == RANDOM:
                     action = random_action(mts[b, seat], legal)
                 elif who == GREEDY:
@@ -253,11 +269,3 @@ def play_rows(
             if st[b, I_FIX] == ERROR_RLOG_FULL:
                 return b
     return -1
-
-
-def check_table(table: np.ndarray) -> None:
-    """``ValueError`` unless every entry of ``table`` is a known seat code."""
-    known = {LEARNER, RANDOM, *BOT_CODES.values()}
-    bad = sorted(set(np.unique(table).tolist()) - known)
-    if bad:
-        raise ValueError(f"table: unknown seat codes {bad}; allowed {sorted(known)}")

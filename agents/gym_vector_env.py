@@ -14,11 +14,16 @@ single view after ``reset(seed=s + b)`` (gymnasium's ``SyncVectorEnv`` seeds its
 — the same observations, masks, rewards, terminations, truncations and final infos, for the
 same learner actions; ``reset(seed=[s0, s1, ...])`` gives each row its own seed.
 
-Opponents: ``"random"``, ``"greedy"``, ``"tactician"``, ``"expert"`` (one per other seat in
-seat order skipping the learner, or one name for all). ``random`` draws exactly as the
-single view's :class:`~craits.agents.base.RandomAgent` (a ``random.Random`` per seat,
-seeded from the row's generator); the others are compiled twins of the Python bots.
-Other specs (``pimc``, ``ppo:PATH``, agents, callables) are refused in one line.
+Opponents: ``"random"``, ``"greedy"``, ``"tactician"``, ``"expert"``, and the frozen networks
+``"champion"`` and ``"ppo:PATH"`` (one per other seat in seat order skipping the learner, or
+one name for all). ``random`` draws exactly as the single view's
+:class:`~craits.agents.base.RandomAgent` (a ``random.Random`` per seat, seeded from the row's
+generator); the bots are compiled twins of the Python bots; a network plays its argmax over
+the legal actions in one forward pass over the rows stopped at its seats (a near tie of the
+batch's float32 sums is decided by the one-input pass ``ppo:PATH`` plays: the same moves),
+reading the belief features of the expert's compiled memory where it was trained on them
+(``champion``: :mod:`craits.agents.compiled_belief`). Other specs (``pimc``, agents,
+callables) are refused in one line.
 
 Spaces are batched (``single_observation_space`` is the single view's observation space,
 ``single_action_space`` its ``Discrete(59)``); ``infos["action_mask"]`` is the int8
@@ -51,6 +56,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
+from craits_env.belief import belief_size
 from craits_env.craits_v0 import raw_env
 from craits_env.rewards import hand_rewards, win_shares
 from craits_env.rules import Rules
@@ -58,9 +64,17 @@ from craits_env.scoring import pressure_costs
 from craits_env.seeding import draw_seed
 from craits_env.vector import VectorGame
 from craits_env.vector.jit import announce_first_use
-from craits_env.vector.layout import ERROR_RLOG_FULL, I_FIX, I_HAND_INDEX, I_PHASE, POINTS
+from craits_env.vector.layout import (
+    ERROR_RLOG_FULL,
+    I_CURRENT,
+    I_FIX,
+    I_HAND_INDEX,
+    I_PHASE,
+    POINTS,
+)
 from craits_env.vector.rows import load_state
 
+from .compiled_belief import write_beliefs
 from .compiled_bots import COMPILED_BOTS
 from .compiled_expert import forget_rows, new_memory
 from .compiled_table import (
@@ -69,6 +83,8 @@ from .compiled_table import (
     LEARNER,
     LEARNER_GROUP,
     MT_WIDTH,
+    NET,
+    NETWORK,
     PAY,
     RANDOM,
     RESET,
@@ -80,8 +96,8 @@ from .compiled_values import weights
 from .gym_env import ILLEGAL_ACTION_MODES, MAX_SKIPPED_GAMES
 from .heuristics import ExpertAgent, TacticianAgent
 
-VECTOR_OPPONENTS: tuple[str, ...] = ("random", *COMPILED_BOTS)
-"""The opponents the vector view seats (``random`` and the compiled bots)."""
+VECTOR_OPPONENTS: tuple[str, ...] = ("random", *COMPILED_BOTS, "champion", "ppo:PATH")
+"""The opponents the vector view seats: ``random``, the compiled bots and frozen networks."""
 
 RESET_OPTIONS = ("dealer", "deck")
 
@@ -132,8 +148,12 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: got {len(opponents)}, need {n - 1} for {n} players")
+        nets: list[str] = []  # the networks' specs, in first seating
         for spec in opponents:
-            if not isinstance(spec, str) or spec not in VECTOR_OPPONENTS:
+            if isinstance(spec, str) and (spec == "champion" or spec.startswith("ppo:")):
+                nets += [spec] if spec not in nets else []
+                continue
+            if not isinstance(spec, str) or spec not in VECTOR_OPPONENTS[:-2]:
                 raise ValueError(
                     f"opponents: got {spec!r}, the vector env seats only {list(VECTOR_OPPONENTS)}"
                     " (use gymnasium.make for other agents)"
@@ -165,11 +185,18 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # Who plays each seat (agents/compiled_table.py: the opponents are played there).
-        self._kind = [RANDOM if o == "random" else BOT_CODES[o] for o in opponents]
+        self._nets = [network_of(spec, n, aec.rules) for spec in nets]
+        self._kind = [
+            NETWORK + nets.index(o) if o in nets else RANDOM if o == "random" else BOT_CODES[o]
+            for o in opponents
+        ]
         b_all = self.num_envs
         self._w_tactician = weights(TacticianAgent)
         self._w_expert = weights(ExpertAgent)
-        self._memory = new_memory(b_all if "expert" in opponents else 0)  # the expert's
+        remember = "expert" in opponents or any(belief for _, belief in self._nets)
+        self._memory = new_memory(b_all if remember else 0)  # the expert's, the beliefs'
+        self._net_obs = np.zeros((b_all, aec.encoder.size), np.float32)
+        self._net_mask = np.zeros((b_all, NUM_ACTIONS), np.int8)
         self._mts = np.zeros((b_all if "random" in opponents else 0, n, MT_WIDTH), np.uint32)
         self._ints = np.zeros(SCRATCH_INTS, np.int64)  # the bots' scratch space
         self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
@@ -431,6 +458,10 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
             again[pending[status[pending] == PAY]] = True
             if again.any():
                 self._close(again, others, own)
+            moved = pending[status[pending] == NET]
+            if moved.size:
+                self._network_moves(moved, first)
+                again[moved] = True
             if on_end is not None:
                 watched, call = on_end
                 now = watched & (vg.is_over() | self._truncated)
@@ -440,6 +471,28 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
                     again |= now
             pending = np.flatnonzero(again)
         self._close(active, others, own)
+
+    def _network_moves(self, rows: np.ndarray, first: np.ndarray) -> None:
+        """``first[rows]`` := the moves of the networks whose seats decide in ``rows``."""
+        vg = self.game
+        st = vg.state.st
+        obs = vg.observe(out=self._net_obs)  # each row's acting seat: the networks' here
+        mask = vg.legal_mask(out=self._net_mask)
+        seats = st[rows, I_CURRENT]
+        codes = self._table[rows, seats]
+        for k, (agent, belief) in enumerate(self._nets):
+            mine = codes == NETWORK + k
+            if not mine.any():
+                continue
+            which = rows[mine]
+            x = obs[which]
+            if belief:
+                extra = np.zeros((which.size, belief_size(self.num_players)), np.float32)
+                lost = write_beliefs(st, vg.state.params, self._memory, which, seats[mine], extra)
+                if lost >= 0:
+                    self._lost(lost)
+                x = np.concatenate([x, extra], axis=1)
+            first[which] = argmax_moves(agent, x, mask[which])
 
     def _lost(self, b: int) -> None:
         if int(self.game.state.st[b, I_FIX]) == ERROR_RLOG_FULL:
@@ -537,3 +590,32 @@ class CraitsVectorEnv(gymnasium.vector.VectorEnv):
         infos["action_mask"] = self._mask.copy()
         infos["_action_mask"] = everyone.copy()
         return infos
+
+
+def network_of(spec: str, num_players: int, rules: Rules) -> tuple[Any, bool]:
+    """The frozen network of ``champion`` or ``ppo:PATH`` (checked for the table, one-line
+    ``ValueError``s) and whether it reads the belief features."""
+    from .checkpoint_agent import PPOAgent
+    from .specs import resolve_agent
+
+    agent, _ = resolve_agent(spec, num_players=num_players, rules=rules)
+    assert isinstance(agent, PPOAgent)
+    return agent, bool(agent._belief)
+
+
+NEAR_TIE = 1e-4  # relative gap between the two best legal logits decided by the one-input pass
+
+
+def argmax_moves(agent: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``PPOAgent.act`` of each row (the only legal action, else the first legal action of
+    highest logit): one batched forward pass; rows whose two best legal logits are within
+    :data:`NEAR_TIE` are decided again by the agent's one-input pass (its exact moves)."""
+    legal = mask.astype(bool)
+    logits = np.where(legal, agent._logits(x), -np.inf)
+    moves = logits.argmax(axis=1)
+    top = np.sort(logits, axis=1)[:, -2:]
+    near = (top[:, 0] >= top[:, 1] - NEAR_TIE * (1.0 + np.abs(top[:, 1]))) & (legal.sum(1) > 1)
+    for i in np.flatnonzero(near):
+        exact = np.where(legal[i], agent._logits(x[i]), -np.inf)
+        moves[i] = int(exact.argmax())
+    return moves

@@ -20,7 +20,9 @@ def mlp_policy(
 ) -> Callable[[np.ndarray], np.ndarray]:
     """``input (n,) -> logits`` through the ``hidden`` layers (each followed by
     ``activation``) and the ``policy`` head (:meth:`craits.agents.network.PolicyNet.numpy_policy`
-    plays through it too)."""
+    plays through it too). A batch ``(rows, n) -> (rows, logits)`` goes through one matrix
+    product a layer: the same values up to float32 rounding (a batch's sums run in another
+    order), so a caller that must match the one-input moves exactly checks near ties."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation: got {activation!r}, allowed {list(ACTIVATIONS)}")
     layers = list(hidden)
@@ -29,6 +31,11 @@ def mlp_policy(
 
     def logits(obs: np.ndarray) -> np.ndarray:
         x = obs
+        if x.ndim == 2:
+            for w, b in layers:
+                x = x @ w.T + b
+                x = np.maximum(x, 0, out=x) if relu else np.tanh(x, out=x)
+            return x @ head_w.T + head_b
         for w, b in layers:
             x = w @ x + b
             x = np.maximum(x, 0, out=x) if relu else np.tanh(x, out=x)

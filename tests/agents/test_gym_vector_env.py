@@ -19,6 +19,7 @@ import pytest
 import craits_env  # noqa: F401  (registers craits/Craits-v0)
 from craits.agents.gym_vector_env import VECTOR_OPPONENTS, CraitsVectorEnv
 from craits_env import GYM_ENV_ID, Rules
+from craits_env.actions import NUM_ACTIONS
 from craits_env.testing.random_rules import random_config
 
 
@@ -190,7 +191,9 @@ def test_illegal_action_terminates_the_row_or_raises() -> None:
     ("kwargs", "message"),
     [
         ({"opponents": "pimc"}, r"got 'pimc', the vector env seats only \['random', 'greedy'"),
-        ({"opponents": "ppo:x.pt"}, r"got 'ppo:x.pt', the vector env seats only"),
+        ({"opponents": "ppo:x.pt"}, r"checkpoint x.pt: no such file"),
+        ({"opponents": "champion", "num_players": 3}, r"champion was trained for 4 players"),
+        ({"opponents": "champion-search"}, r"got 'champion-search', the vector env seats only"),
         ({"opponents": ["random"]}, r"opponents: got 1, need 3 for 4 players"),
         ({"seat": 4}, r"seat: got 4, allowed None or a seat from 0 to 3"),
         ({"reward": "wins"}, r"reward"),
@@ -201,7 +204,25 @@ def test_illegal_action_terminates_the_row_or_raises() -> None:
 def test_refused_in_one_line(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         CraitsVectorEnv(2, **kwargs)
-    assert VECTOR_OPPONENTS == ("random", "greedy", "tactician", "expert")
+    assert VECTOR_OPPONENTS == ("random", "greedy", "tactician", "expert", "champion", "ppo:PATH")
+
+
+@pytest.mark.slow
+def test_networks_play_their_single_view_moves(tmp_path: Any) -> None:
+    """Frozen networks as opponents, one batched forward pass a round: ``champion`` (the
+    belief features from the compiled memory), its checkpoint as ``ppo:PATH``, and a small
+    standard-observation checkpoint, each move as the single view's PPOAgent plays it."""
+    from tests.champion_checkpoint import champion_checkpoint
+    from tests.training.test_vector_selfplay import write_checkpoint
+
+    rules = Rules.short_game()
+    small = write_checkpoint(tmp_path / "small.pt", 3, {}, seed=4)
+    decisions, ended = lockstep(3, 3, 3, num_players=3, opponents=[small, "expert"], rules=rules)
+    assert ended >= 3 and decisions > 40
+    checkpoint = f"ppo:{champion_checkpoint()}"
+    opponents = ["champion", checkpoint, "random"]
+    decisions, ended = lockstep(5, 3, 3, num_players=4, opponents=opponents, rules=rules)
+    assert ended >= 3 and decisions > 40
 
 
 @pytest.mark.slow
@@ -215,7 +236,7 @@ def test_random_option_games_equal_the_single_view() -> None:
         kwargs: dict[str, Any] = {
             "num_players": n,
             "rules": rules,
-            "opponents": [r.choice(VECTOR_OPPONENTS) for _ in range(n - 1)],
+            "opponents": [r.choice(VECTOR_OPPONENTS[:4]) for _ in range(n - 1)],  # the bots
             "seat": r.choice([None, r.randrange(n)]),
             "reward": r.choice(["relative", "bounded", "score", "win"]),
             "flat_obs": r.random() < 0.5,
@@ -265,3 +286,21 @@ def test_rewards_beyond_53_bits_are_left_to_python_and_still_paid(
             assert rewards[b] == hand_rewards(exact, "relative")[infos["seat"][b]]
             checked += 1
     assert checked >= 8 and len(paid_by_python) >= checked
+
+
+def test_a_near_tie_of_the_batch_is_decided_by_the_one_input_pass() -> None:
+    from craits.agents.gym_vector_env import argmax_moves
+
+    class Net:  # the batch's float32 sums put action 3 ahead; the one-input pass, action 1
+        def _logits(self, x: np.ndarray) -> np.ndarray:
+            out = np.zeros((*x.shape[:-1], NUM_ACTIONS), np.float32)
+            out[..., 1], out[..., 3], out[..., 5] = 2.0, 2.0 - 1e-6, 9.0
+            if x.ndim == 2:
+                out[:, 3] = 2.0 + 1e-6
+            return out
+
+    mask = np.zeros((3, NUM_ACTIONS), np.int8)
+    mask[0, [1, 3]] = 1  # a near tie: decided again, action 1
+    mask[1, [1, 3, 5]] = 1  # 5 is far ahead: the batch's argmax stands
+    mask[2, 3] = 1  # one legal action
+    assert argmax_moves(Net(), np.zeros((3, 4), np.float32), mask).tolist() == [1, 5, 3]
