@@ -203,6 +203,13 @@ class CompiledBot:
             self._game, self._memory = game, new_memory(game.num_envs)
         forget_rows(game.state.st, self._memory, _rows(rows, game.num_envs))
 
+    def memory(self, game: VectorGame) -> np.ndarray:
+        """The public memory kept for ``game``'s rows (the expert's: ``compiled_expert.M_*``;
+        what :func:`~craits.agents.compiled_belief.write_beliefs` reads), settled lazily."""
+        if not self._remembers:
+            raise ValueError(f"{self.name}: this bot keeps no memory (the expert does)")
+        return self._memory_of(game)
+
     def _memory_of(self, game: VectorGame) -> np.ndarray:
         if self._game is None:
             self._game, self._memory = game, new_memory(game.num_envs)

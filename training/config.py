@@ -35,7 +35,7 @@ Backend = Literal["python", "vector"]
 ObservationKind = Literal["standard", "belief"]
 ValueHorizon = Literal["game", "hand"]
 VECTOR_BOTS = ("random", "greedy", "tactician", "expert")  # compiled for backend="vector"
-VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, *VECTOR_BOTS, "ppo:PATH")  # what backend="vector" seats
+VECTOR_OPPONENTS = (POOL_SELF, POOL_PAST, *VECTOR_BOTS, "champion", "ppo:PATH")  # backend="vector"
 DEFAULT_OPPONENTS = {"self": 0.25, "past": 0.15, "greedy": 0.2, "tactician": 0.2, "expert": 0.2}
 
 
@@ -280,9 +280,9 @@ def _validate_vector(c: TrainConfig) -> None:
 def vector_refusal(spec: str, c: TrainConfig) -> str | None:
     """Why ``backend="vector"`` cannot seat the opponent ``spec`` at ``c``'s table (``None``:
     it can). It seats what runs batched over its rows: the pool's ``self`` and ``past``, the
-    compiled bots (:data:`VECTOR_BOTS`) and a checkpoint's policy reading the standard
-    observation (``ppo:PATH``); not a search (``pimc``), a user's module, or a policy reading
-    the belief observation (``champion``), which the batched engine does not encode."""
+    compiled bots (:data:`VECTOR_BOTS`) and frozen networks (``champion``, ``ppo:PATH``: the
+    belief features come from the compiled public memory); not a search (``pimc``, the
+    ``-search`` specs) or a user's module."""
     if spec in (POOL_SELF, POOL_PAST, *VECTOR_BOTS):
         return None
     from craits.agents.checkpoint_agent import SPEC, PPOAgent
@@ -290,13 +290,7 @@ def vector_refusal(spec: str, c: TrainConfig) -> str | None:
 
     allowed = ", ".join(VECTOR_OPPONENTS)
     agent = make_agent(spec, num_players=c.num_players, rules=c.rules)
-    if isinstance(agent, PPOAgent) and agent.meta.get("observation") != "standard":
-        return (
-            f"backend vector seats {allowed} (a standard-observation checkpoint); {spec} reads "
-            f"the {agent.meta.get('observation')} observation, which the batched engine does "
-            "not encode (use backend=python)"
-        )
-    if spec.startswith(SPEC + ":") and isinstance(agent, PPOAgent):
+    if (spec == "champion" or spec.startswith(SPEC + ":")) and isinstance(agent, PPOAgent):
         return None
     return (
         f"backend vector seats only {allowed}; got {spec} (not compiled for the batched "

@@ -22,12 +22,14 @@ row's own generator continues, as ``VectorGame``'s auto-reset does).
 Python backend), ``"random"`` (uniform over the legal actions, drawn in the compiled
 sampler), the heuristic bots ``greedy``, ``tactician`` and ``expert`` compiled over the rows
 (:class:`~craits.agents.compiled_bots.CompiledBot`: the Python bots' moves, decision for
-decision) and a ``ppo:PATH`` checkpoint's policy reading the standard observation (a frozen
-network playing its argmax, as :class:`~craits.agents.checkpoint_agent.PPOAgent` does).
+decision) and frozen networks playing their argmax as
+:class:`~craits.agents.checkpoint_agent.PPOAgent` does: a ``ppo:PATH`` checkpoint reading the
+standard observation (torch), and ``champion`` or a checkpoint reading the belief
+observation (numpy, :func:`~craits.agents.gym_vector_env.argmax_moves`: the belief features
+from the expert's compiled public memory, :mod:`craits.agents.compiled_belief`).
 :class:`~craits.training.config.TrainConfig` refuses any other opponent with
 ``backend="vector"`` in one line (:func:`~craits.training.config.vector_refusal`): a search
-(``pimc``), a user's module, or a policy reading the belief observation (``champion``), which
-this engine does not encode; those train on ``backend="python"``.
+(``pimc``, the ``-search`` specs) or a user's module; those train on ``backend="python"``.
 
 **Reproducible.** The games come from ``VectorGame(seed=draw_seed(rng))`` (game ``b`` of the
 vector is the Python game of its row's generator), seats and opponents from ``rng``, the
@@ -48,7 +50,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from craits.agents.compiled_belief import write_beliefs
 from craits.agents.compiled_bots import COMPILED_BOTS, CompiledBot
+from craits.agents.gym_vector_env import argmax_moves, network_of
 from craits.agents.network import PolicyNet
 from craits_env.seeding import draw_seed
 from craits_env.vector import RandomPolicy, VectorGame
@@ -89,6 +93,14 @@ class VectorSelfPlayRollout:
         self.stats = RolloutStats()
         drawn = {k for k, p in zip(pool.kinds, pool.probs, strict=True) if p > 0}
         self.bots = {name: CompiledBot(name) for name in COMPILED_BOTS if name in drawn}
+        # Networks reading the belief features (champion, belief checkpoints): numpy, batched.
+        self.beliefs: dict[str, Any] = {}
+        for spec in sorted(drawn):
+            if spec == "champion" or spec.startswith(CHECKPOINT):
+                agent, belief = network_of(spec, n, config.rules)
+                if belief:
+                    self.beliefs[spec] = agent
+        self.memory = self.bots.get("expert") or (CompiledBot("expert") if self.beliefs else None)
         for b in range(games):
             self._seat(b)
 
@@ -103,7 +115,12 @@ class VectorSelfPlayRollout:
             return CURRENT_GROUP
         if actor == RANDOM:
             return RANDOM_GROUP
-        if not (is_snapshot(actor) or actor in self.bots or actor.startswith(CHECKPOINT)):
+        if not (
+            is_snapshot(actor)
+            or actor in self.bots
+            or actor in self.beliefs
+            or actor.startswith(CHECKPOINT)
+        ):
             raise ValueError(  # TrainConfig refuses these with backend="vector"
                 f"backend vector cannot seat {actor!r}; allowed {', '.join(VECTOR_OPPONENTS)}"
             )
@@ -157,6 +174,8 @@ class VectorSelfPlayRollout:
                 actions[r] = self.random.actions(mask[r])
             elif key in self.bots:
                 actions[r] = self.bots[key].act(self.games, r)
+            elif key in self.beliefs:
+                self._belief_argmax(self.beliefs[key], r, seat[r], actions)
             elif key.startswith(CHECKPOINT):
                 self._argmax(self.pool.checkpoint_network(key), r, actions)
             else:
@@ -164,6 +183,8 @@ class VectorSelfPlayRollout:
                 self._decide(net, r, seat[r], actions, g == CURRENT_GROUP, generator)
         for bot in self.bots.values():  # every step's actions, before it (the expert's memory)
             bot.observe(self.games, actions)
+        if self.memory is not None and "expert" not in self.bots:  # the beliefs' memory
+            self.memory.observe(self.games, actions)
         per_hand = self.config.value_horizon == "hand"
         hands = self.games.hands_finished() if per_hand else None
         rewards, done = self.games.step(actions, observe_into=self.obs, mask_into=self.mask)
@@ -234,6 +255,23 @@ class VectorSelfPlayRollout:
         actions[rows] = np.where(legal, logits, -np.inf).argmax(axis=1)
         self.stats.seconds["forward"] += time.perf_counter() - t0
 
+    def _belief_argmax(
+        self, agent: Any, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray
+    ) -> None:
+        """A belief network's moves in ``rows`` (the observation, then the belief features)."""
+        t0 = time.perf_counter()
+        assert self.memory is not None
+        vg = self.games
+        extra = np.zeros((rows.size, agent._obs_size - self.obs_size), np.float32)
+        lost = write_beliefs(
+            vg.state.st, vg.state.params, self.memory.memory(vg), rows, seats, extra
+        )
+        if lost >= 0:
+            raise RuntimeError(f"game {lost}: the public memory lost track of the row")
+        x = np.concatenate([self.obs[rows], extra], axis=1)
+        actions[rows] = argmax_moves(agent, x, self.mask[rows])
+        self.stats.seconds["forward"] += time.perf_counter() - t0
+
     def _pay(self, rewards: np.ndarray) -> None:
         """Add each seat's reward of the step to its stream's latest transition."""
         games, seats = np.nonzero(rewards)
@@ -267,7 +305,8 @@ class VectorSelfPlayRollout:
         return {k for k in (self.keys[g] for g in np.unique(self.group).tolist()) if is_snapshot(k)}
 
     _STATE = (
-        "games", "obs", "mask", "random", "keys", "group", "trained", "learner", "last", "bots"
+        "games", "obs", "mask", "random", "keys", "group", "trained", "learner", "last", "bots",
+        "memory",
     )  # fmt: skip
 
     def state_bytes(self) -> bytes:
@@ -292,10 +331,16 @@ class VectorSelfPlayRollout:
                 f"num_games={self.num_games}"
             )
         state.setdefault("bots", {})  # a checkpoint of a release without compiled bots
+        state.setdefault("memory", state["bots"].get("expert"))  # ... or without champion
         if set(state["bots"]) != set(self.bots):
             raise ValueError(
                 f"the checkpoint's games seat the compiled bots {sorted(state['bots'])}, the "
                 f"config {sorted(self.bots)}"
+            )
+        if (state["memory"] is None) != (self.memory is None):
+            raise ValueError(
+                "the checkpoint's games seat no network reading the belief features, the "
+                "config does (or the other way round)"
             )
         for k in self._STATE:
             setattr(self, k, state[k])

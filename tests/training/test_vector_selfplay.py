@@ -198,7 +198,7 @@ def replay_and_check(
         specs = [rollout.keys[g] for g in group.tolist()]
         return [
             make_agent(k, num_players=n, rules=config.rules)
-            if k in rollout.bots or k.startswith("ppo:")
+            if k in rollout.bots or k in rollout.beliefs or k.startswith("ppo:")
             else None
             for k in specs
         ]
@@ -337,7 +337,7 @@ def test_training_on_the_vector_backend_is_reproducible_and_resumes_exactly(
     assert np.array_equal(sa["last"], sb["last"]) and sa["rng"] == sb["rng"]
 
 
-ALLOWED = "self, past, random, greedy, tactician, expert, ppo:PATH"
+ALLOWED = "self, past, random, greedy, tactician, expert, champion, ppo:PATH"
 
 
 def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_line(
@@ -346,27 +346,32 @@ def test_the_vector_backend_seats_the_compiled_bots_and_refuses_the_rest_in_one_
     config = tiny(backend="vector")  # TINY's pool seats greedy: compiled
     assert VectorSelfPlayRollout.observation_size(config) > 0
     assert ("random", *COMPILED_BOTS) == VECTOR_BOTS
-    for spec in ("pimc:8", "craits.agents.base:RandomAgent"):  # a search; a user's module
+    searches = ("pimc:8", "champion-search:8")
+    for spec in (*searches, "craits.agents.base:RandomAgent"):  # searches; a user's module
         with pytest.raises(
             ValueError,
             match=rf"^config opponents: backend vector seats only {ALLOWED}; got {spec} \(not "
             r"compiled for the batched engine: use backend=python\)$",
         ):
-            vector_tiny(opponents={"self": 1.0, spec: 1.0})
-    with pytest.raises(
-        ValueError,
-        match=rf"^config opponents: backend vector seats {ALLOWED} \(a standard-observation "
-        r"checkpoint\); champion reads the belief observation, which the batched engine does "
-        r"not encode \(use backend=python\)$",
-    ):
-        vector_tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})
-    tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})  # the Python backend seats it
+            vector_tiny(num_players=4, opponents={"self": 1.0, spec: 1.0})
+    # Frozen networks: the champion and checkpoints of either observation.
+    vector_tiny(num_players=4, opponents={"self": 1.0, "champion": 1.0})
     rules = {"hand_sizes": [3, 2, 1]}
     belief = write_checkpoint(tmp_path / "belief.pt", 3, rules, seed=0, observation="belief")
-    with pytest.raises(ValueError, match=r"; ppo:.*belief\.pt reads the belief observation, "):
-        vector_tiny(num_players=3, opponents={"self": 1.0, belief: 1.0})
+    vector_tiny(num_players=3, opponents={"self": 1.0, belief: 1.0})
     standard = write_checkpoint(tmp_path / "standard.pt", 3, rules, seed=0)
     vector_tiny(num_players=3, opponents={"self": 1.0, standard: 1.0})
+
+
+def test_a_belief_checkpoint_plays_its_argmax_in_the_replay(tmp_path: Path) -> None:
+    rules = {"hand_sizes": [3, 2, 1]}
+    spec = write_checkpoint(tmp_path / "belief.pt", 3, rules, seed=6, observation="belief")
+    config = vector_tiny(
+        num_players=3, num_games=8, batch_size=4000, rules=rules, opponents={spec: 1.0}
+    )
+    pool = OpponentPool(config.opponents, {}, 1)
+    kinds = replay_and_check(config, pool, ticks=200, min_games=2)
+    assert (True, spec) in kinds  # the checkpoint decided, reading the compiled beliefs
 
 
 def test_games_in_flight_with_other_compiled_bots_are_refused_in_one_line() -> None:
@@ -442,3 +447,46 @@ def test_init_policy_starts_from_a_checkpoints_weights_and_refuses_a_mismatch(
             echo=lambda s: None,
         )
     assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*.pt"))
+
+
+@pytest.mark.slow
+def test_champion_plays_its_moves_in_the_replay() -> None:
+    """champion on the batched engine: its belief features from the compiled public memory,
+    its moves the Python agent's (reading the tracker) in the replay."""
+    config = vector_tiny(
+        num_players=4, num_games=8, batch_size=4000, rules={"hand_sizes": [3, 2, 1]},
+        opponents={"champion": 1.0, "greedy": 0.5},
+    )  # fmt: skip
+    pool = OpponentPool(config.opponents, {}, 1)
+    kinds = replay_and_check(config, pool, ticks=200, min_games=2)
+    assert (True, "champion") in kinds  # the champion decided
+
+
+@pytest.mark.slow
+def test_games_with_the_champion_resume_exactly() -> None:
+    """The public memory the champion's beliefs read travels in the checkpoint's games."""
+    config = vector_tiny(
+        num_players=4, num_games=6, batch_size=4000, rules={"hand_sizes": [3, 2, 1]},
+        opponents={"champion": 1.0, "self": 1.0},
+    )  # fmt: skip
+    net = PolicyNet(VectorSelfPlayRollout.observation_size(config), [16])
+
+    def rollout() -> VectorSelfPlayRollout:
+        return VectorSelfPlayRollout(
+            config, OpponentPool(config.opponents, {}, 1), np.random.default_rng(3)
+        )
+
+    a = rollout()
+    gen = torch.Generator().manual_seed(2)
+    for _ in range(60):
+        a._tick(net, gen)
+    b = rollout()
+    b.load_state_bytes(a.state_bytes())
+    assert b.memory is not None and b.memory.memory(b.games) is not a.memory.memory(a.games)
+    gen_b = torch.Generator().manual_seed(9)
+    gen_b.set_state(gen.get_state())
+    for _ in range(120):
+        a._tick(net, gen)
+        b._tick(net, gen_b)
+    assert np.array_equal(a.games.state.st, b.games.state.st)
+    assert np.array_equal(a.memory.memory(a.games), b.memory.memory(b.games))
