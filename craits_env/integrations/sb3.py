@@ -11,10 +11,11 @@ model.learn(512)  # no wrapper: MaskablePPO asks env.env_method("action_masks")
 
 It is the Gymnasium vector view of ``craits/Craits-v0``
 (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``, the batched engine
-with the compiled bots as opponents: ``craits.agents.gym_vector_env``) in its same-step
-autoreset mode, as SB3 wants it: the keyword arguments are the single Gym view's
+with the compiled bots or frozen networks as opponents: ``craits.agents.gym_vector_env``) in
+its same-step autoreset mode, as SB3 wants it: the keyword arguments are the single Gym view's
 (``num_players``, ``opponents`` from ``random``, ``greedy``, ``tactician``, ``expert``,
-``seat``, ``rules``, ``reward``, ``flat_obs`` …; ``flat_obs=True`` for ``"MlpPolicy"``).
+``champion``, ``ppo:PATH``, ``seat``, ``rules``, ``reward``, ``flat_obs`` …;
+``flat_obs=True`` for ``"MlpPolicy"``).
 ``step`` returns the next game's first observation for a row whose game ended, with
 ``infos[b]["terminal_observation"]``, ``"TimeLimit.truncated"`` and the single view's last
 info (``winners``, ``scores``, ``place``, ``hand_points``, ``seat``); the other rows' infos
