@@ -20,7 +20,7 @@ its saved record. Writes ``experiments/results/web/bench_web.json`` and ``.md`` 
 ``--thinking`` measures instead whether one client's thinking bots freeze everyone else
 (issue 28, finding 2): one client (127.0.0.1) keeps ``--thinkers`` games (default 80) of
 nine ``pimc:2048`` bots thinking — each game posts its next legal move as soon as the last
-response came — while a second client (127.0.0.2) probes every ~100 ms, in turn, a page, a
+response came — while a second client (127.0.1.2) probes every ~100 ms, in turn, a page, a
 static file, ``/api/specs``, ``/api/records``, the view of its own game and a move in its own
 game against one ``expert``. After the warm-up (every thinking game has had a move answered)
 it measures for ``--seconds``: p50, p95 and max of each probe kind, the thinking client's

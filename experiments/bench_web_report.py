@@ -84,7 +84,7 @@ def thinking_markdown(runs: dict[str, dict[str, Any]]) -> str:
     bots = c["opponents"]
     kinds = [k for k in PROBES if any(k in r["probes"] for r in runs.values())]
     head = (
-        "| probe (client 127.0.0.2) | "
+        "| probe (client 127.0.1.2) | "
         + " | ".join(f"{lab} p50 ms | {lab} p95 ms | {lab} max ms | {lab} n" for lab in labels)
         + " |"
     )
@@ -175,7 +175,7 @@ def thinking_markdown(runs: dict[str, dict[str, Any]]) -> str:
             f"{len(bots)} × `{bots[0]}` against the person (seat 0), hands {hands}: each game "
             "posts a random legal move as soon as its last response came (a new game when one "
             "ends). Every per-client cap each server knows is off, so that the load is really "
-            f"there ({caps}). A second client (127.0.0.2, one connection) probes every "
+            f"there ({caps}). A second client (127.0.1.2, one connection) probes every "
             f"{c['probe_every'] * 1000:g} ms, in turn, the kinds below; after the warm-up (every "
             f"thinking game has had a move answered) each run measures {c['seconds']:g} s. "
             "A probe's latency is from its request to its response, over its one connection.",

@@ -50,7 +50,7 @@ PROBE_PATHS = {
 TARGET_MS = 200.0
 """The p95 every probe but the probe's own move should stay under while the bots think."""
 THINKING_CLIENT = "127.0.0.1"
-PROBE_CLIENT = "127.0.0.2"  # Linux answers on all of 127.0.0.0/8: another client's address
+PROBE_CLIENT = "127.0.1.2"  # Linux answers on all of 127.0.0.0/8: another client's /24
 MAX_GAMES_EACH = 1000  # games one thinking loop may start one after another (bounded loops)
 MAX_PROBES = 1_000_000  # probes at most (bounded loops: at 10 a second, more than a day)
 

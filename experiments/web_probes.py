@@ -5,7 +5,7 @@ Starts ``craits serve`` in its own process on 127.0.0.1 with a low descriptor li
 each send the headers of a ``POST /api/games`` with a ``Content-Length`` and never the
 body, then, while they are held open:
 
-* **probe** — ``GET /api/specs`` from another loopback address (127.0.0.2, a client that
+* **probe** — ``GET /api/specs`` from another loopback address (127.0.1.2, a client that
   is not the attacker) and from the attacker's own (127.0.0.1), again and again until one
   is answered 200 or ``--seconds`` pass: when the first answer (any status) and the first
   200 came;
@@ -120,7 +120,7 @@ def run(uploads: int, nofile: int, seconds: float, extra: list[str]) -> dict[str
                     else:
                         closed += 1
                     sel.unregister(s)
-                for source in ("127.0.0.2", "127.0.0.1"):
+                for source in ("127.0.1.2", "127.0.0.1"):
                     got = first.setdefault(source, {"answer_s": None, "status": None, "ok_s": None})
                     if got["ok_s"] is not None:
                         continue

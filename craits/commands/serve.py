@@ -111,7 +111,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="M",
         help="a game that has not moved this long stops counting against "
-        "--max-games and --client-held (default 120)",
+        "--max-games and --client-held (default 20)",
     )
     serve.add_argument(
         "--keep-days",

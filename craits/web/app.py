@@ -91,7 +91,7 @@ from .limits import (
     ClientRateLimit,
     JsonHostCheck,
     RequestText,
-    client_address,
+    client_of,
 )
 from .readers import Readers, games_answer, replay_answer, stamp
 from .replays import FRAMES_PAGE
@@ -295,7 +295,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def new_game(request: Request, body: JsonBody = None) -> dict[str, str]:
         check_new_game_body(body, extra_specs)
         asked = check_new_game(parse_new_game(body, extra_specs), extra_specs)
-        session = await store.create(asked, client_address(request.scope, proxy))
+        session = await store.create(asked, client_of(request.scope, proxy))
         return {"game_id": session.game_id, "token": session.token}
 
     @app.get("/api/games/{game_id}")
@@ -360,7 +360,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         readers (craits.web.readers: off this process, once, a fair share per client)."""
         path = await asyncio.to_thread(library.record_path, file)
         key = (kind, *stamp(path), file, *args)
-        client = client_address(request.scope, proxy)
+        client = client_of(request.scope, proxy)
         status, body = await readers.answer(client, key, make, str(path), file, *args)
         return Response(body, status_code=status, media_type="application/json")
 

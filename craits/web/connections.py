@@ -9,9 +9,13 @@ failed ``accept()`` (thousands a second). Here:
   (:func:`connection_limit`: :data:`MAX_CONNECTIONS`, and never within
   :data:`DESCRIPTOR_RESERVE` of the descriptor limit, so that descriptors stay for files
   and answers; a burst of connections may still exhaust them for a moment, and asyncio's
-  failed ``accept()`` is then logged once per :data:`QUIET_SECONDS`) and per client
-  address (``connections_per_client``); a connection beyond either is answered **503**
-  ``{"error": …}`` and closed at once, freeing its descriptor.
+  failed ``accept()`` is then logged once per :data:`QUIET_SECONDS`) and per client — its
+  address's /24 or /64 network, :func:`craits.web.clients.client_group` —
+  (``connections_per_client``); a connection beyond either is answered **503**
+  ``{"error": …}`` and closed at once, freeing its descriptor. When the server holds its
+  maximum, a newcomer first takes the place of the oldest idle connection of the client
+  holding the most, if that one holds more than the newcomer's would: a few clients
+  holding every connection do not lock the others out.
   A connection whose request headers are not complete within :data:`HEADER_TIMEOUT`
   seconds is closed; a malformed request (or headers over :data:`MAX_HEADER_BYTES`) gets
   **400** ``{"error": …}`` (uvicorn's own is plain text);
@@ -37,6 +41,7 @@ from urllib.parse import unquote_plus
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .clients import client_group
 from .errors import one_line
 
 MAX_CONNECTIONS = 1000
@@ -82,7 +87,8 @@ def protocol_class(
     """An h11 protocol class for one server (see the module docstring); ``0`` connections
     per client: no per-client cap; ``exempt``: an address without one (a trusted proxy)."""
     limit = connection_limit() if max_connections is None else max_connections
-    held: dict[str, int] = {}  # connections by client address, of this server
+    held: dict[str, int] = {}  # connections by client (its network), of this server
+    members: dict[str, dict[Any, None]] = {}  # the connections of each client, oldest first
     full = _canned(
         503,
         "Service Unavailable",
@@ -97,7 +103,8 @@ def protocol_class(
         503,
         "Service Unavailable",
         f"at most {connections_per_client} "
-        "connections at once from one address: reuse one (keep-alive)",
+        "connections at once from one client (an address's /24 or /64 network): reuse one "
+        "(keep-alive)",
     )
 
     class GuardedH11Protocol(H11Protocol):
@@ -108,14 +115,34 @@ def protocol_class(
             super().connection_made(transport)
             address = str(self.client[0]) if self.client else "unknown"
             per_client = connections_per_client > 0 and address != exempt
-            if len(self.connections) > limit:
+            group = address if address == exempt else client_group(address)
+            if len(self.connections) > limit and not self._make_room(group):
                 self._refuse(full)
-            elif per_client and held.get(address, 0) >= connections_per_client:
+            elif per_client and held.get(group, 0) >= connections_per_client:
                 self._refuse(crowded)
             else:
-                self._address = address
-                held[address] = held.get(address, 0) + 1
+                self._address = group
+                held[group] = held.get(group, 0) + 1
+                members.setdefault(group, {})[self] = None
                 self._arm()
+
+        def _make_room(self, group: str) -> bool:
+            """When the server holds its connections: close the oldest idle one (between
+            requests, or its headers still coming) of the client holding the most, if that
+            client holds more than this one will — so that a few clients holding every
+            connection cannot lock the others out; whether room was made."""
+            if not held:
+                return False
+            most = max(held, key=held.__getitem__)
+            if most == group or held[most] <= held.get(group, 0) + 1:
+                return False
+            for other in members.get(most, ()):
+                if other.cycle is None or other.cycle.response_complete:
+                    other._refuse(full)  # (its descriptor freed once closed)
+                    other.connections.discard(other)  # counted out now
+                    other._count_out()
+                    return True
+            return False
 
         def send_400_response(self, msg: str) -> None:  # uvicorn's is plain text
             self._refuse(malformed)
@@ -146,12 +173,18 @@ def protocol_class(
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._count_out()
+
+        def _count_out(self) -> None:
             if self._address is not None:
                 left = held.get(self._address, 1) - 1
+                group = members.get(self._address, {})
+                group.pop(self, None)
                 if left > 0:
                     held[self._address] = left
                 else:
                     held.pop(self._address, None)
+                    members.pop(self._address, None)
                 self._address = None
 
     GuardedH11Protocol.limit = limit  # type: ignore[attr-defined]

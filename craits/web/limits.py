@@ -2,8 +2,9 @@
 
 Three ASGI middlewares, each refusing with ``{"error": "one line"}`` (:mod:`craits.web.errors`):
 
-- :class:`ClientRateLimit` — per client (its address; behind ``--trusted-proxy ADDR``, the
-  address that proxy puts last in ``X-Forwarded-For``): at most ``requests_per_second``
+- :class:`ClientRateLimit` — per client (its address's /24 or /64 network,
+  :func:`client_group`; behind ``--trusted-proxy ADDR``, of the address that proxy puts
+  last in ``X-Forwarded-For``): at most ``requests_per_second``
   requests a second (a token bucket holding ``burst``), and at most ``games_per_minute``
   new games (``POST /api/games``, counted from the request and kept when it succeeds)
   in any 60 seconds; beyond them **429** with ``Retry-After`` (whole seconds), the
@@ -46,6 +47,7 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .clients import client_group
 from .connections import MAX_HEADER_BYTES
 from .errors import send_error
 
@@ -96,6 +98,11 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if key == name:
             return bytes(value)
     return None
+
+
+def client_of(scope: Scope, trusted_proxy: str | None = None) -> str:
+    """The client of a request: :func:`client_group` of :func:`client_address`."""
+    return client_group(client_address(scope, trusted_proxy))
 
 
 def client_address(scope: Scope, trusted_proxy: str | None = None) -> str:
@@ -190,7 +197,7 @@ class ClientRateLimit:
             await self.app(scope, receive, send)
             return
         limits = self.limits
-        client = client_address(scope, limits.trusted_proxy)
+        client = client_of(scope, limits.trusted_proxy)
         if limits.requests_per_second > 0:
             wait = self._requests.take(client)
             if wait > 0:

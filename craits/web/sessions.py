@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -51,8 +52,15 @@ MAX_GAMES = 500
 HELD_DECISIONS = 1_000_000
 """Decisions of the games held in memory, over all games (a held game takes about 380 bytes
 a decision — its narration, its record, its actions —, so about 400 MB at most)."""
-IDLE_SECONDS = 2 * 3600
-"""A game that has not moved for this long stops counting against the caps."""
+IDLE_SECONDS = 20 * 60
+"""A game that has not moved for this long stops counting against the caps (it stays in the
+store, and goes on when its player comes back)."""
+NEARLY_FULL = 0.8
+"""Once the games in play reach this share of ``max_games``, a client holding
+:data:`FULL_SHARE` of them or more may start no more: the last fifth of the room is kept
+for clients holding few (issue 43: 26 addresses filled the cap in 3.8 s)."""
+FULL_SHARE = 0.01
+"""The share of ``max_games`` a client may hold once the server is nearly full (5 of 500)."""
 KEEP_SECONDS = 7 * 86400
 """A game that has not moved for this long leaves the store (``craits serve --keep-days``)."""
 CLIENT_GAMES = 20
@@ -325,11 +333,20 @@ class SessionStore:
                 "(craits serve --max-games): try again later",
             )
         held = limits.client_games
-        if held and db.live(since, client) + self._starting.get(client, 0) >= held:
+        mine = db.live(since, client) + self._starting.get(client, 0)
+        if held and mine >= held:
             raise ApiError(
                 429,
                 f"this client holds {held} games in play, its limit (craits serve "
                 "--client-held): finish or resign one first",
+            )
+        share = max(1, math.ceil(limits.max_games * FULL_SHARE))
+        if db.live(since) + starting >= limits.max_games * NEARLY_FULL and mine >= share:
+            raise ApiError(
+                429,
+                f"the server is nearly full ({limits.max_games} games at most) and this "
+                f"client holds {mine} games in play: at most {share} each until there is "
+                "room again; finish or resign one first",
             )
 
     def _check_thinking(self, client: str) -> None:

@@ -199,12 +199,12 @@ def test_requests_per_client_beyond_the_rate_get_429_with_retry_after() -> None:
     )
 
     async def main() -> None:
-        async with _asgi_client(app) as a, _asgi_client(app, client=("10.0.0.2", 1)) as b:
+        async with _asgi_client(app) as a, _asgi_client(app, client=("10.0.1.2", 1)) as b:
             assert [(await a.get("/echo")).status_code for _ in range(3)] == [200] * 3
             r = await a.get("/echo")
-            one_line_error(r, 429, "too many requests from 10.0.0.1: at most 2 a second")
+            one_line_error(r, 429, "too many requests from 10.0.0.0/24: at most 2 a second")
             assert r.headers["retry-after"] == "1" and r.headers["connection"] == "close"
-            assert (await b.get("/echo")).status_code == 200  # another client is served
+            assert (await b.get("/echo")).status_code == 200  # another client (its /24)
             clock.now += 0.5  # one request's worth of tokens back
             assert (await a.get("/echo")).status_code == 200
             assert (await a.get("/echo")).status_code == 429
@@ -228,7 +228,7 @@ def test_new_games_per_client_beyond_the_minute_get_429_and_failures_do_not_coun
             assert (await http.post("/api/games")).status_code == 400  # not counted
             assert (await http.post("/api/games")).status_code == 201
             r = await http.post("/api/games")
-            one_line_error(r, 429, "too many new games from 10.0.0.1: at most 2 a minute")
+            one_line_error(r, 429, "too many new games from 10.0.0.0/24: at most 2 a minute")
             assert r.headers["retry-after"] == "60"
             clock.now += 60.5
             assert (await http.post("/api/games")).status_code == 201
@@ -580,9 +580,10 @@ def test_connections_beyond_the_cap_per_address_get_503_json_at_once() -> None:
             answer = _read_all(third, 5)
         assert answer.startswith(b"HTTP/1.1 503 ") and b"connection: close" in answer
         assert json.loads(answer.partition(b"\r\n\r\n")[2]) == {
-            "error": "at most 2 connections at once from one address: reuse one (keep-alive)"
+            "error": "at most 2 connections at once from one client (an address's /24 or /64 "
+            "network): reuse one (keep-alive)"
         }
-        with socket.create_connection(("127.0.0.1", port), 5, ("127.0.0.2", 0)) as other:
+        with socket.create_connection(("127.0.0.1", port), 5, ("127.0.1.2", 0)) as other:
             other.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             assert _read_all(other, 5).startswith(b"HTTP/1.1 200 ")  # another address
         held[0].close()
@@ -771,7 +772,7 @@ def test_a_real_server_refuses_floods_bodies_and_hosts_in_json(tmp_path: Path) -
         statuses = [http.get("/api/specs").status_code for _ in range(60)]
         assert statuses.count(429) > 0 and statuses[0] == 200
         r = next(r for r in (http.get("/api/specs") for _ in range(5)) if r.status_code == 429)
-        one_line_error(r, 429, "too many requests from 127.0.0.1: at most 20 a second")
+        one_line_error(r, 429, "too many requests from 127.0.0.0/24: at most 20 a second")
         assert int(r.headers["retry-after"]) >= 1
 
 
@@ -789,12 +790,12 @@ def test_a_real_server_keeps_tokens_out_of_its_log(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
-    """Finding 6 (Linux: 127.0.0.2 is another client's address): the probe of another
+    """Finding 6 (Linux: 127.0.1.2 is another client's address): the probe of another
     client is answered at once, the uploads' own address
     once the body timeout has closed them; every upload is answered; stderr stays small."""
     out = slow_uploads(uploads=300, nofile=256, seconds=limits.BODY_TIMEOUT + 4, extra=[])
     assert out["server_alive"]
-    other, same = out["probe"]["127.0.0.2"], out["probe"]["127.0.0.1"]
+    other, same = out["probe"]["127.0.1.2"], out["probe"]["127.0.0.1"]
     assert other["ok_s"] is not None and other["ok_s"] < 5, out
     assert same["answer_s"] is not None and same["ok_s"] is not None, out
     assert out["uploads_still_open"] == 0 and out["uploads_closed_silently"] == 0, out

@@ -4,7 +4,7 @@ The toy version of ``experiments/bench_web.py --thinking``, against a real ``cra
 process with one thinker (``--bot-workers 1``) and the per-client caps off (the load must
 be there): one client (127.0.0.1) keeps 48 games of three ``pimc:2048`` bots thinking —
 each posts its next legal move as soon as the last response came — while another address
-(127.0.0.2) asks for ``GET /api/specs`` and the view of its own game, in turn, for
+(127.0.1.2) asks for ``GET /api/specs`` and the view of its own game, in turn, for
 :data:`THINK_SECONDS`. Each of those must be answered within :data:`ANSWER_BOUND` seconds,
 the median of each kind within :data:`MEDIAN_BOUND`: correctness bounds, not a benchmark
 (this machine: a few ms to 0.07 s). The old server (15776f6), whose searches held its 40
@@ -95,7 +95,7 @@ async def keep_thinking(
 
 
 async def thinking_and_probing(url: str) -> dict[str, Any]:
-    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.1.2")
     async with httpx.AsyncClient(base_url=url, timeout=WARM_SECONDS, transport=transport) as other:
         r = await other.post("/api/games", json={"opponents": ["random"], "seed": 1})
         assert r.status_code == 201, r.text  # the thinker has started: its first job is done
