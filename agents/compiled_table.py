@@ -89,7 +89,7 @@ def mt_state(seed: int) -> np.ndarray:
 @inner
 def mt_next(mt: Any) -> int:
     """``genrand_uint32`` of CPython's ``_randommodule.c`` on ``mt`` (625 words), in int64."""
-    i = np.int64(mt[MT_WORDS])
+    i = int(mt[MT_WORDS])
     if i >= MT_WORDS:
         for k in range(MT_WORDS):
             y = (np.int64(mt[k]) & 0x80000000) | (np.int64(mt[(k + 1) % MT_WORDS]) & 0x7FFFFFFF)
@@ -98,7 +98,7 @@ def mt_next(mt: Any) -> int:
                 v ^= 0x9908B0DF
             mt[k] = v
         i = 0
-    y = np.int64(mt[i])
+    y = int(mt[i])
     mt[MT_WORDS] = i + 1
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
