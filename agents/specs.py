@@ -255,15 +255,30 @@ def check_table(agent: Agent, num_players: int, rules: Rules, spec: object = Non
 # ----------------------------------------------------------------------------- specs as text
 
 
+_SUBSTITUTES: dict[str, str] = {}
+
+
+def substitute(mapping: Mapping[str, str]) -> None:
+    """Make each spec of ``mapping`` read what its value names (a ``ppo:PATH`` or
+    ``file.py:ATTR`` of files carried to this machine by content: :mod:`craits.agents.shipped`);
+    the spec text, and the agent's identity, stay the same."""
+    _SUBSTITUTES.update(mapping)
+
+
+def substituted(spec: str) -> str:
+    """The spec that ``spec`` reads (itself unless :func:`substitute` said otherwise)."""
+    return _SUBSTITUTES.get(spec, spec)
+
+
 def _from_text(spec: str, seed: int | None) -> tuple[Agent, str]:
-    name, sep, arg = spec.partition(":")
+    name, sep, arg = substituted(spec).partition(":")
     entry = _TABLE.get(name)
     if entry is not None:
         agent = entry.make(arg, seed)
         version = getattr(agent, "version", None)
         return agent, spec if version is None else f"{spec}@{version}"
     if sep:
-        return _user_agent(spec, seed)
+        return _user_agent(substituted(spec), seed)
     raise ValueError(f"unknown agent spec {spec!r}; known: {spec_help()}")
 
 

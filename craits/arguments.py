@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
+import threading
 from typing import Any, NoReturn
 
 from craits.agents.specs import spec_help
@@ -38,6 +40,18 @@ class Parser(argparse.ArgumentParser):
             where = getattr(parsed, "parser", self)
             where.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
+
+
+def terminate_as_interrupt() -> None:
+    """From now on SIGTERM (a scheduler's, ``kill``'s) acts as Ctrl-C: a ``KeyboardInterrupt``,
+    so a command keeps what finished and says how to go on, exactly as after Ctrl-C (only in
+    the main thread, where handlers can be set)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def error_line(prog: str, message: str) -> str:

@@ -9,6 +9,9 @@ the tournament and its task, so every executor gives the same table.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,21 +25,48 @@ from craits.agents.duplicate_tournament import (
     TournamentConfig,
     TournamentError,
     config_from_dict,
+    identify,
     play_here,
     run_games,
 )
+from craits.agents.shipped import pack, unpack
 
 _WORKER: GamePlayer | None = None
+_WORKER_OF: str | None = None  # the tournament (and record flag) _WORKER plays, as JSON
 
 
-def _init_worker(config_dict: dict[str, Any], record: bool = False) -> None:
-    global _WORKER
+def _init_worker(
+    config_dict: dict[str, Any], record: bool = False, shipped: list[dict[str, Any]] | None = None
+) -> None:
+    global _WORKER, _WORKER_OF
+    if shipped:  # the files the specs read, carried by content (craits.agents.shipped)
+        unpack(shipped)
     _WORKER = GamePlayer(config_from_dict(config_dict), record)
+    _WORKER_OF = json.dumps([config_dict, record], sort_keys=True)
 
 
 def _play_chunk(tasks: Chunk) -> list[dict[str, Any]]:
     assert _WORKER is not None
     return [_WORKER.play(GameTask(*t)) for t in tasks]
+
+
+def _play_ray_chunk(
+    config_dict: dict[str, Any], record: bool, shipped: list[dict[str, Any]], tasks: Chunk
+) -> list[dict[str, Any]]:
+    """A Ray task: ``tasks`` played by this worker process's player of the tournament (made
+    on its first chunk; a worker process serves every tournament of a run, one after another)."""
+    if _WORKER is None or json.dumps([config_dict, record], sort_keys=True) != _WORKER_OF:
+        _init_worker(config_dict, record, shipped)
+    return _play_chunk(tasks)
+
+
+def can_play(config_dict: dict[str, Any], shipped: list[dict[str, Any]]) -> list[str]:
+    """On a node: make every agent of the tournament once, as a worker there will (the
+    first failure raises: an import error, an unusable checkpoint); the agents' identities."""
+    _init_worker(config_dict, False, shipped)
+    assert _WORKER is not None
+    agents = [_WORKER.agent(spec, 0) for spec in _WORKER.config.specs]
+    return [str(getattr(a, "identity", "")) for a in agents]
 
 
 def process_pool(workers: int) -> Executor:
@@ -59,46 +89,52 @@ def process_pool(workers: int) -> Executor:
     return run
 
 
-def ray_tasks(address: str | None) -> Executor:
-    """Chunks played as Ray tasks (a local Ray when ``address`` is None), as they finish."""
+def ray_tasks(shipped: Any) -> Executor:
+    """Chunks played as Ray tasks on the Ray this process is connected to, as they finish;
+    ``shipped``: the object-store reference of :func:`craits.agents.shipped.pack`'s entries
+    for the tournament's specs (see :func:`on_ray`)."""
 
     def run(
         config: TournamentConfig, chunks: list[Chunk], record: bool
     ) -> Iterator[list[dict[str, Any]]]:
-        try:
-            import ray
-        except ImportError:
-            raise TournamentError("--ray needs Ray: pip install 'craits[ray]'") from None
-        started_here = not ray.is_initialized()
-        if started_here:
-            localray.init(
-                address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
-            )
-        try:
-            config_dict = config.to_dict()
+        import ray
 
-            @ray.remote
-            def play_chunk(tasks: Chunk) -> list[dict[str, Any]]:
-                if _WORKER is None:
-                    _init_worker(config_dict, record)
-                return _play_chunk(tasks)
-
-            pending = [play_chunk.remote(c) for c in chunks]
-            while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
-                try:
-                    games = ray.get(ready[0])
-                except ray.exceptions.RayTaskError as e:
-                    for ref in pending:
-                        ray.cancel(ref, force=True)
-                    cause = e.cause if isinstance(e.cause, Exception) else e
-                    raise TournamentError(str(cause).strip().splitlines()[-1]) from None
-                yield games
-        finally:
-            if started_here:
-                ray.shutdown()
+        config_dict = config.to_dict()
+        play_chunk = ray.remote(_play_ray_chunk)
+        pending = [play_chunk.remote(config_dict, record, shipped, c) for c in chunks]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            try:
+                games = ray.get(ready[0])
+            except ray.exceptions.RayTaskError as e:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                cause = e.cause if isinstance(e.cause, Exception) else e
+                raise TournamentError(str(cause).strip().splitlines()[-1]) from None
+            yield games
 
     return run
+
+
+@contextlib.contextmanager
+def on_ray(config: TournamentConfig, address: str | None) -> Iterator[Any]:
+    """Ray for one tournament: the connection this process has, else a local instance
+    (``address`` None) or the cluster at ``address`` for the time of the ``with``
+    (:func:`craits.localray.session`); the files the specs read put in the object store by
+    content (yielded: the reference); every node first asked to make every agent. Anything
+    that stops it — an unreachable cluster, a refused token, no CPU, a node that cannot make
+    an agent — is a one-line ``ClusterError`` before any game."""
+    try:
+        import ray
+    except ImportError:
+        raise TournamentError("--ray needs Ray: pip install 'craits[ray]'") from None
+    with localray.session(address, include_dashboard=False, log_to_driver=False, cpus=1):
+        entries = pack(config.specs)
+        localray.check_nodes(
+            functools.partial(can_play, config.to_dict(), entries),
+            "play this tournament's agents",
+        )
+        yield ray.put(entries)
 
 
 def run_tournament(
@@ -112,11 +148,18 @@ def run_tournament(
     record: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """:func:`craits.agents.duplicate_tournament.run_games` here, on ``workers`` processes or
-    on Ray."""
+    on Ray (:func:`on_ray`: a ``ClusterError`` comes before anything is written)."""
+    if not config.agents:
+        config = identify(config)
     if use_ray:
-        executor = ray_tasks(ray_address)
-    elif workers > 1:
-        executor = process_pool(workers)
-    else:
-        executor = play_here
+        with on_ray(config, ray_address) as shipped:
+            return run_games(
+                config,
+                out,
+                progress=progress,
+                chunk=chunk,
+                record=record,
+                executor=ray_tasks(shipped),
+            )
+    executor = process_pool(workers) if workers > 1 else play_here
     return run_games(config, out, progress=progress, chunk=chunk, record=record, executor=executor)

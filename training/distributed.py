@@ -23,8 +23,13 @@ games played by ``K`` :class:`RolloutWorker` actors instead of this process
   worker count give the same parameters.
 * **The opponent pool**: the learner freezes the snapshots; each new one is sent to
   every worker (which retires and prunes its copy exactly as the learner does its
-  own); bots are built from their specs in each worker (a ``ppo:PATH`` opponent must
-  exist at that path on every machine).
+  own); bots are built from their specs in each worker (a ``ppo:PATH`` opponent's file is
+  read here and carried to the nodes by content through the object store:
+  :mod:`craits.agents.shipped`).
+* **The cluster**: :func:`craits.localray.init` (an existing cluster's address as given, its
+  token, craits shipped to the nodes); every node is first asked whether it can run a worker
+  of this run (:func:`can_collect`): an unusable cluster or node is a one-line
+  :class:`craits.localray.ClusterError` before the first update.
 * **A worker that dies** (its process killed, its machine lost: Ray's
   ``RayActorError``) is replaced by a new actor (incarnation + 1: new games, new
   seeds), given the current weights and pool, and its share of the batch is collected
@@ -48,6 +53,7 @@ concatenation). ``time/{env,encode,forward}`` are the mean worker's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -61,6 +67,7 @@ import torch
 from craits import localray
 from craits.agents.checkpoint import bytes_to_tensor, tensor_to_bytes
 from craits.agents.network import PolicyNet, frozen_network
+from craits.agents.shipped import pack, unpack
 
 from .buffer import RolloutStats, Segment
 from .config import TrainConfig
@@ -104,6 +111,8 @@ class RolloutWorker:
     A plain class (:class:`RayRollouts` makes it an actor), so that it runs and is tested
     without Ray too. ``snapshots`` are the learner's pool's (``OpponentPool.state_dict()``'s
     ``"snapshots"``): a worker started in the middle of a run seats them from its first game.
+    ``shipped``: :func:`craits.agents.shipped.pack`'s entries for the config's opponents (the
+    files they read, written on this node by content before any is seated).
     """
 
     def __init__(
@@ -113,8 +122,11 @@ class RolloutWorker:
         worker: int,
         incarnation: int,
         snapshots: list[dict[str, Any]],
+        shipped: list[dict[str, Any]] | None = None,
     ) -> None:
         torch.set_num_threads(WORKER_THREADS)
+        if shipped:  # the files of the ppo:PATH opponents, carried by content
+            unpack(shipped)
         self.config = TrainConfig.from_dict(config)
         self.worker, self.incarnation = worker, incarnation
         self.net_spec = net_spec
@@ -186,6 +198,14 @@ def merge(results: list[WorkerResult]) -> tuple[Segment, RolloutStats]:
     return segment, stats
 
 
+def can_collect(shipped: list[dict[str, Any]]) -> str:
+    """On a node: what a rollout worker there needs (torch, craits's training, the opponents'
+    files) is importable and written; the node's torch version."""
+    if shipped:
+        unpack(shipped)
+    return str(torch.__version__)
+
+
 @dataclass(frozen=True)
 class RayOptions:
     """``craits train --ray [ADDRESS] --workers K``: a
@@ -230,8 +250,10 @@ class RayRollouts:
         self._messages: list[str] = []
         self._weights: Any = None  # the ObjectRef of the weights last sent
         self._version = -1
-        self._init_ray()
+        self.shipped_entries = pack(list(config.opponents))  # ppo:PATH opponents, by content
         try:
+            self._init_ray()
+            self.shipped = ray.put(self.shipped_entries)
             self.actor_class = ray.remote(num_cpus=WORKER_CPUS, max_restarts=0)(RolloutWorker)
             self.config_dict = config.to_dict()
             self.handles = [self._start(k) for k in range(workers)]
@@ -243,36 +265,42 @@ class RayRollouts:
     # -- the cluster ------------------------------------------------------------------
 
     def _init_ray(self) -> None:
+        """Connect (or start a local instance), then ask every node whether it can run a
+        rollout worker of this run; ``ClusterError`` (one line) if not."""
         ray = self.ray
-        if self.address is not None:
-            _check_reachable(self.address)  # Ray itself retries an unreachable one for ever
-        if ray.is_initialized():  # this process's connection (a notebook's, a test's): used
-            return
-        local = self.address is None and not os.environ.get("RAY_ADDRESS")
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if local:  # a new instance; every worker gets its CPU (a small machine oversubscribed)
-            options["num_cpus"] = max(os.cpu_count() or 1, self.count * WORKER_CPUS)
-            options["logging_level"] = logging.ERROR  # not Ray's banner and notices
-        try:
-            localray.init("local" if local else self.address, **options)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            where = self.address or os.environ.get("RAY_ADDRESS") or "a local instance"
-            error = _first_line(e)
-            raise ValueError(f"Ray at {where}: cannot start or connect ({error})") from None
-        self.initialised_here = True
-        if not local:
-            cpus = ray.cluster_resources().get("CPU", 0)
-            if cpus < self.count * WORKER_CPUS:
-                self.close()
-                raise ValueError(
-                    f"workers: {self.count} rollout workers need {self.count} CPUs; "
-                    f"the Ray cluster at {self.address} has {cpus:g}"
+        if ray.is_initialized() and not localray.is_local(self.address):
+            localray.check_address(self.address)  # used as it is, but a bad one is said
+        if not ray.is_initialized():  # else this process's connection (a notebook's, a test's)
+            local = localray.is_local(self.address)
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            if local:  # a new instance; every worker gets its CPU (a small machine oversubscribed)
+                options["num_cpus"] = max(os.cpu_count() or 1, self.count * WORKER_CPUS)
+                options["logging_level"] = logging.ERROR  # not Ray's banner and notices
+            try:
+                localray.init(
+                    "local" if local else self.address, cpus=self.count * WORKER_CPUS, **options
                 )
+            except localray.ClusterError:
+                raise
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                where = self.address or os.environ.get("RAY_ADDRESS") or "a local instance"
+                error = _first_line(e)
+                raise ValueError(f"Ray at {where}: cannot start or connect ({error})") from None
+            self.initialised_here = True
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < self.count * WORKER_CPUS:
+            raise localray.ClusterError(
+                f"workers: {self.count} rollout workers need {self.count * WORKER_CPUS} CPUs; "
+                f"the Ray cluster at {self.where_name} has {cpus:g}"
+            )
+        localray.check_nodes(
+            functools.partial(can_collect, self.shipped_entries), "run a rollout worker of this run"
+        )
 
     def _start(self, k: int) -> Any:
         snapshots = self.pool.state_dict()["snapshots"]
         return self.actor_class.options(scheduling_strategy="SPREAD").remote(
-            self.config_dict, self.pool.net_spec, k, self.incarnations[k], snapshots
+            self.config_dict, self.pool.net_spec, k, self.incarnations[k], snapshots, self.shipped
         )
 
     def _replace(self, k: int, error: BaseException) -> None:
@@ -413,8 +441,12 @@ class RayRollouts:
         self.where = self._call_all(lambda h: h.where.remote())
 
     @property
+    def where_name(self) -> str:
+        return self.address or os.environ.get("RAY_ADDRESS") or "a local Ray instance"
+
+    @property
     def description(self) -> str:
-        where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray instance"
+        where = self.where_name
         workers = ", ".join(
             f"worker {k} pid {pid} on {host}" for k, (pid, host) in enumerate(self.where)
         )
@@ -432,30 +464,6 @@ class RayRollouts:
         self.initialised_here = False
         lines, self._messages = self._messages, []
         return lines
-
-
-CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's HOST:PORT before giving up
-MAX_PORT = 65535  # a TCP port is 1 to 65535, at most 5 digits
-
-
-def _check_reachable(address: str) -> None:
-    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) address accepts a connection, or one line.
-    The port is ASCII digits (``"٣".isdigit()`` is true and ``int("٣")`` is 3)."""
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdigit():
-        if address != "auto":
-            raise ValueError(
-                f"Ray address {address!r:.80}: expected auto, HOST:PORT or ray://HOST:PORT"
-            )
-        return
-    if not (port.isascii() and len(port) <= len(str(MAX_PORT)) and 1 <= int(port) <= MAX_PORT):
-        raise ValueError(
-            f"Ray address {address!r:.80}: the port is a number 1 to {MAX_PORT} in digits 0-9"
-        )
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
-    except OSError as e:
-        raise ValueError(f"Ray cluster at {address}: cannot connect ({e})") from None
 
 
 def _first_line(error: BaseException) -> str:

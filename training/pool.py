@@ -99,10 +99,12 @@ class OpponentPool:
         if spec not in self.checkpoints:
             from craits.agents.checkpoint import load_policy
             from craits.agents.checkpoint_agent import SPEC, checkpoint_file
+            from craits.agents.specs import substituted
 
             if not spec.startswith(SPEC + ":"):
                 raise ValueError(f"checkpoint_network: got {spec!r}, allowed ppo:PATH")
-            self.checkpoints[spec] = load_policy(checkpoint_file(spec[len(SPEC) + 1 :]))[0]
+            path = substituted(spec)[len(SPEC) + 1 :]  # a file carried here by content, or PATH
+            self.checkpoints[spec] = load_policy(checkpoint_file(path))[0]
         return self.checkpoints[spec]
 
     def composition(self) -> dict[str, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 from pathlib import Path
@@ -34,8 +35,9 @@ def add_parser(sub: Any) -> None:
         "and the card is the same for any --workers.",
         epilog="Exit status: 0 done; 1 failed while playing (finished games are kept); 2 bad "
         "arguments or a refusal (an unknown spec, a games folder of other agents, a deal set "
-        "that does not check) — nothing is changed; 130 interrupted (rerun the same command "
-        "to resume).",
+        "that does not check, a Ray cluster unreachable, refusing the token, short of CPUs or "
+        "with a node that cannot play the agents) — nothing is changed; 130 interrupted, by "
+        "Ctrl-C or SIGTERM (rerun the same command to resume).",
     )
     ev.add_argument("spec", metavar="SPEC", help=a.SPECS_HELP)
     ev.add_argument("--suite", default="v1", help="the benchmark suite (default v1)")
@@ -76,7 +78,9 @@ def add_parser(sub: Any) -> None:
         const="",
         default=None,
         metavar="ADDRESS",
-        help="run on a Ray cluster (no ADDRESS: a local Ray)",
+        help="run on Ray: a local instance without ADDRESS, else the cluster at HOST:PORT "
+        "(or auto) as ray start --head gives it, its token read where Ray keeps it; craits "
+        "is shipped to the nodes (docs/cluster.md)",
     )
     ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     ev.set_defaults(run=run)
@@ -89,9 +93,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     require("tournament", "craits evaluate")
     if args.ray is not None:
         require("ray", "craits evaluate --ray")
+    a.terminate_as_interrupt()  # SIGTERM: as Ctrl-C, the finished games kept
     from craits.agents.duplicate_tournament import TournamentError, TournamentRefused
     from craits.agents.progress import Ticks
     from craits.agents.specs import resolve_agent
+    from craits.localray import ClusterError, session
 
     from ..benchmark.card import seconds_shares
     from ..benchmark.deal_sets import DealSetError
@@ -120,9 +126,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         out, args.games, args.workers, args.ray is not None, args.ray or None, progress, command
     )
     try:
-        card = evaluate(args.spec, chosen, args.size, options)
+        with (
+            session(args.ray or None, include_dashboard=False, log_to_driver=False, cpus=1)
+            if args.ray is not None
+            else contextlib.nullcontext()
+        ):  # one connection for every tournament of the card
+            card = evaluate(args.spec, chosen, args.size, options)
     except (TournamentRefused, DealSetError) as e:
         a.fail(parser.prog, str(e), *recovery(e))
+        return 2
+    except ClusterError as e:  # before any game: nothing to resume
+        a.fail(parser.prog, str(e))
         return 2
     except (TournamentError, ValueError, OSError) as e:
         a.fail(

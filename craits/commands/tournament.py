@@ -26,7 +26,9 @@ def add_parser(sub: Any) -> None:
         "agents changed is refused, never mixed.",
         epilog="Exit status: 0 done; 1 failed while playing (finished games are kept in DIR); "
         "2 bad arguments or a refusal (DIR holds another tournament; an agent cannot play "
-        "this table) — nothing is changed; 130 interrupted (rerun the same command to resume).",
+        "this table; a Ray cluster unreachable, refusing the token, short of CPUs or with a "
+        "node that cannot play the agents) — nothing is changed; 130 interrupted, by Ctrl-C or "
+        "SIGTERM (rerun the same command to resume).",
     )
     tour.add_argument("specs", nargs="+", metavar="SPEC", help=a.SPECS_HELP)
     tour.add_argument("--players", "-n", type=a.players, default=4, help="2-10 (default 4)")
@@ -44,7 +46,9 @@ def add_parser(sub: Any) -> None:
         const="",
         default=None,
         metavar="ADDRESS",
-        help="run on a Ray cluster (no ADDRESS: a local Ray)",
+        help="run on Ray: a local instance without ADDRESS, else the cluster at HOST:PORT "
+        "(or auto) as ray start --head gives it, its token read where Ray keeps it; craits "
+        "is shipped to the nodes (docs/cluster.md)",
     )
     tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
     tour.add_argument(
@@ -82,6 +86,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     require("tournament", "craits tournament")
     if args.ray is not None:
         require("ray", "craits tournament --ray")
+    a.terminate_as_interrupt()  # SIGTERM: as Ctrl-C, the finished games kept
     from craits.agents.duplicate_tournament import (
         GAMES_FILE,
         ResultStore,
@@ -95,6 +100,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from craits.agents.progress import Ticks
     from craits.agents.report import write_outputs
     from craits.agents.stats import summarize
+    from craits.localray import ClusterError
 
     from ..tournament_workers import run_tournament
 
@@ -139,6 +145,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             write_records(args.record, collect_records(config, args.out, games))
     except TournamentRefused as e:
         a.fail(parser.prog, str(e), *recovery(e, args.out))
+        return 2
+    except ClusterError as e:  # before any game: nothing to resume
+        a.fail(parser.prog, str(e))
         return 2
     except (TournamentError, ValueError) as e:  # the same games would fail the same way
         a.fail(parser.prog, str(e), f"finished games are kept in {args.out}")

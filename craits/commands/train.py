@@ -36,8 +36,9 @@ def add_parser(sub: Any) -> None:
         "--ray --workers 2 --out runs/ray; on a running cluster: --ray auto (or --ray "
         "HOST:PORT). Exit status: 0 done; 1 failed while running (an evaluation game, or a "
         "rollout worker that kept dying; the checkpoints are kept); 2 bad arguments or a "
-        "refusal (nothing written); 130 interrupted (a checkpoint is saved: the message gives "
-        "the --resume command).",
+        "refusal (a Ray cluster unreachable, refusing the token, short of CPUs or with a node "
+        "that cannot run a worker; nothing written); 130 interrupted by Ctrl-C or SIGTERM (a "
+        "checkpoint is saved: the message gives the --resume command).",
     )
     train.add_argument(
         "--config",
@@ -92,8 +93,9 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="ADDRESS",
         help="play the games on Ray rollout workers: a local Ray instance "
-        "without ADDRESS, else that cluster's (auto, HOST:PORT, "
-        "ray://HOST:PORT); needs the ray extra",
+        "without ADDRESS, else that cluster's (HOST:PORT as ray start --head gives it, auto, "
+        "ray://HOST:PORT), its token read where Ray keeps it, craits shipped to the nodes "
+        "(docs/cluster.md); needs the ray extra",
     )
     train.add_argument(
         "--workers",
@@ -116,7 +118,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--workers counts Ray rollout workers: it goes with --ray [ADDRESS]")
     if args.ray is not None:
         require("ray", "craits train --ray")
+    a.terminate_as_interrupt()  # SIGTERM: as Ctrl-C (in the loop: a checkpoint, then stop)
     from craits.agents.duplicate_tournament import TournamentError
+    from craits.localray import ClusterError
     from craits.training.config import DEFAULT_CONFIG, load_config
     from craits.training.distributed import DEFAULT_WORKERS, RayOptions, WorkersFailed
     from craits.training.train import RunExists, train
@@ -156,6 +160,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(
             f"{e.out} already holds a run: continue it with --resume {q}, or choose another --out"
         )
+    except ClusterError as e:  # before the first update: nothing written
+        a.fail(parser.prog, str(e))
+        return 2
     except ValueError as e:
         parser.error(str(e))
     except (TournamentError, WorkersFailed) as e:  # an evaluation game failed (a bot's

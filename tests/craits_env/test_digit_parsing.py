@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from craits.localray import parse_address
 from craits.play import MoveError, parse_move
-from craits.training.distributed import _check_reachable
 from craits_env.actions import parse_action
 
 from ..craits.test_play import two_player_game
@@ -97,6 +97,6 @@ def test_a_card_number_is_ascii_digits_and_the_game_is_unchanged(text: str, mess
 )
 def test_a_ray_port_is_ascii_digits_checked_before_connecting(address: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
-        _check_reachable(address)
+        parse_address(address)
     said = _one_line(info.value)
     assert said.startswith(f"Ray address {address!r:.80}: ") and said.endswith(message)
