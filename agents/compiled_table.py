@@ -92,9 +92,9 @@ def mt_next(mt: Any) -> int:
     i = int(mt[MT_WORDS])
     if i >= MT_WORDS:
         for k in range(MT_WORDS):
-            y = (np.int64(mt[k]) & 0x80000000) | (np.int64(mt[(k + 1) % MT_WORDS]) & 0x7FFFFFFF)
-            v = np.int64(mt[(k + 397) % MT_WORDS]) ^ (y >> 1)
-            if y & 1:
+            w = (int(mt[k]) & 0x80000000) | (int(mt[(k + 1) % MT_WORDS]) & 0x7FFFFFFF)
+            v = int(mt[(k + 397) % MT_WORDS]) ^ (w >> 1)
+            if w & 1:
                 v ^= 0x9908B0DF
             mt[k] = v
         i = 0
