@@ -7,7 +7,7 @@ It refuses to run on the machine's own network (no node may listen beyond this n
 run it under ``unshare -n`` (as root; ``unshare -rn`` otherwise), which gives a namespace whose
 only interface is a loopback that is down; :meth:`LocalCluster.start` brings it up.
 
-    unshare -n python experiments/ray_test_cluster.py --cpus 1 1 1 -- \\
+    unshare -n python -m experiments.ray_test_cluster --cpus 1 1 1 -- \\
         craits tournament greedy expert -n 2 --deals 4 --out /tmp/t --ray {address}
 
 runs the command (``{address}`` replaced by the head's ``HOST:PORT``) against a running
