@@ -21,24 +21,41 @@ from craits_env.fileio import atomic_write_bytes, atomic_write_json, atomic_writ
 from craits_env.rules import SHORT_HAND_SIZES, STANDARD_HAND_SIZES, Rules
 
 
+def adjusted(summary: dict[str, Any]) -> bool:
+    """Whether the table has the luck-adjusted mean scores (:mod:`craits.agents.luck`)."""
+    return bool(summary["agents"]) and all("adjusted_mean_score" in a for a in summary["agents"])
+
+
 def to_markdown(summary: dict[str, Any], title: str, command: str | None = None) -> str:
+    luck = adjusted(summary)
     lines = [
         f"# {title}",
         "",
         f"{summary['games']:,} games, ranked by mean game score (lower is better; R8.6); 95% "
-        "bootstrap intervals over deals; ratings are OpenSkill Plackett–Luce (μ ± σ).",
+        "bootstrap intervals over deals; ratings are OpenSkill Plackett–Luce (μ ± σ)."
+        + (
+            " Adjusted: the mean score less what the cards did (the luck-adjusted estimate, "
+            "docs/luck.md): the same expectation, a narrower interval."
+            if luck
+            else ""
+        ),
         "",
         "| rank (mean score) | agent | games | win rate [95% CI] | mean game score [95% CI] "
-        "| mean hand points [95% CI] | rating μ | σ |",
-        "|---:|---|---:|---|---|---|---:|---:|",
+        + ("| adjusted mean score [95% CI] " if luck else "")
+        + "| mean hand points [95% CI] | rating μ | σ |",
+        "|---:|---|---:|---|---|" + ("---|" if luck else "") + "---|---:|---:|",
     ]
     for i, a in enumerate(summary["agents"], 1):
         wr, (wlo, whi) = a["win_rate"], a["win_rate_ci"]
         ms, (mlo, mhi) = a["mean_score"], a["mean_score_ci"]
         hp, (hlo, hhi) = a["mean_hand_points"], a["mean_hand_points_ci"]
+        adj = ""
+        if luck:
+            am, (alo, ahi) = a["adjusted_mean_score"], a["adjusted_mean_score_ci"]
+            adj = f"| {am:.1f} [{alo:.1f}, {ahi:.1f}] "
         lines.append(
             f"| {i} | `{a['spec']}` | {a['games']:,} | {wr:.3f} [{wlo:.3f}, {whi:.3f}] "
-            f"| {ms:.1f} [{mlo:.1f}, {mhi:.1f}] | {hp:.2f} [{hlo:.2f}, {hhi:.2f}] "
+            f"| {ms:.1f} [{mlo:.1f}, {mhi:.1f}] {adj}| {hp:.2f} [{hlo:.2f}, {hhi:.2f}] "
             f"| {a['rating_mu']:.2f} | {a['rating_sigma']:.2f} |"
         )
     specs = [a["spec"] for a in summary["agents"]]
@@ -63,6 +80,8 @@ def to_markdown(summary: dict[str, Any], title: str, command: str | None = None)
 def to_csv(summary: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
+    luck = adjusted(summary)
+    extra = ["adjusted_mean_score", "adjusted_mean_score_lo", "adjusted_mean_score_hi"]
     w.writerow(
         [
             "spec",
@@ -78,6 +97,7 @@ def to_csv(summary: dict[str, Any]) -> str:
             "mean_hand_points_hi",
             "rating_mu",
             "rating_sigma",
+            *(extra if luck else []),
         ]
     )
     for a in summary["agents"]:
@@ -93,6 +113,7 @@ def to_csv(summary: dict[str, Any]) -> str:
                 *a["mean_hand_points_ci"],
                 a["rating_mu"],
                 a["rating_sigma"],
+                *([a["adjusted_mean_score"], *a["adjusted_mean_score_ci"]] if luck else []),
             ]
         )
     return buf.getvalue()

@@ -12,7 +12,11 @@ Definitions (per distinct spec, over every seat it held in every game):
   plan order, every seat a team ranked by final score (ties share a rank); a
   spec seated more than once in a game gets the mean of its seats' updates;
 - head-to-head: over games where A and B both sat, the share in which A's
-  score was lower than B's (ties count one half).
+  score was lower than B's (ties count one half);
+- ``adjusted_mean_score`` (given each game's luck corrections, :mod:`craits.agents.luck`):
+  the mean of the final game score less the seat's corrections — the same expectation as
+  ``mean_score``, a narrower interval; its interval from the same resamples of deals as
+  ``mean_score_ci``.
 
 The agents are ranked by ``mean_score``, lowest first (ties by spec): the game's own
 criterion (R8.6), which can put an agent above one with a higher win rate.
@@ -20,8 +24,10 @@ criterion (R8.6), which can put an agent above one with a higher win rate.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,11 +37,15 @@ from craits_env.seeding import derive_rng
 BOOTSTRAP = 2000
 
 
-def _per_deal(games: list[dict[str, Any]], specs: list[str]) -> dict[str, dict[int, np.ndarray]]:
-    """Per spec and deal: sums of [appearances, wins, score, hand points, hands]."""
-    acc: dict[str, dict[int, np.ndarray]] = {s: defaultdict(lambda: np.zeros(5)) for s in specs}
+def _per_deal(
+    games: list[dict[str, Any]], specs: list[str], luck: Mapping[str, Sequence[float]] | None = None
+) -> dict[str, dict[int, np.ndarray]]:
+    """Per spec and deal: sums of [appearances, wins, score, hand points, hands, adjusted
+    score] (the last one with ``luck``: each game's corrections by key, per seat)."""
+    acc: dict[str, dict[int, np.ndarray]] = {s: defaultdict(lambda: np.zeros(6)) for s in specs}
     for g in games:
         winners = g["winners"]
+        corrections = luck[g["key"]] if luck is not None else None
         for seat, spec in enumerate(g["specs"]):
             row = acc[spec][g["deal"]]
             row[0] += 1
@@ -43,6 +53,8 @@ def _per_deal(games: list[dict[str, Any]], specs: list[str]) -> dict[str, dict[i
             row[2] += g["scores"][seat]
             row[3] += sum(h[seat] for h in g["hand_points"])
             row[4] += len(g["hand_points"])
+            if corrections is not None:
+                row[5] += g["scores"][seat] - corrections[seat]
     return acc
 
 
@@ -104,33 +116,47 @@ def head_to_head(games: list[dict[str, Any]], specs: list[str]) -> dict[str, dic
     }
 
 
-def summarize(games: list[dict[str, Any]], specs: list[str], seed: int) -> dict[str, Any]:
-    """The table of a tournament from its games (in plan order)."""
+def summarize(
+    games: list[dict[str, Any]],
+    specs: list[str],
+    seed: int,
+    luck: Mapping[str, Sequence[float]] | None = None,
+) -> dict[str, Any]:
+    """The table of a tournament from its games (in plan order); with ``luck`` (every game's
+    corrections by key, :func:`craits.agents.luck_tournament.tournament_luck`) each agent's
+    row also has ``adjusted_mean_score`` and ``adjusted_mean_score_ci``."""
     distinct = list(dict.fromkeys(specs))
-    acc = _per_deal(games, distinct)
+    acc = _per_deal(games, distinct, luck)
     rng = derive_rng(seed, 0xB007)
     mu_sigma = ratings(games, distinct)
     agents = []
     for spec in distinct:
         per_deal = acc[spec]
-        rows = np.array([per_deal[d] for d in sorted(per_deal)]) if per_deal else np.zeros((0, 5))
-        total = rows.sum(axis=0) if len(rows) else np.zeros(5)
+        rows = np.array([per_deal[d] for d in sorted(per_deal)]) if per_deal else np.zeros((0, 6))
+        total = rows.sum(axis=0) if len(rows) else np.zeros(6)
         n = total[0]
-        agents.append(
-            {
-                "spec": spec,
-                "games": int(n),
-                "deals": len(rows),
-                "win_rate": float(total[1] / n) if n else float("nan"),
-                "win_rate_ci": _bootstrap_ci(rows, 1, 0, rng),
-                "mean_score": float(total[2] / n) if n else float("nan"),
-                "mean_score_ci": _bootstrap_ci(rows, 2, 0, rng),
-                "mean_hand_points": float(total[3] / total[4]) if n else float("nan"),
-                "mean_hand_points_ci": _bootstrap_ci(rows, 3, 4, rng),
-                "rating_mu": mu_sigma[spec][0],
-                "rating_sigma": mu_sigma[spec][1],
-            }
-        )
+        win_rate_ci = _bootstrap_ci(rows, 1, 0, rng)
+        resamples = copy.deepcopy(rng.bit_generator.state)  # the adjusted score's: the same
+        mean_score_ci = _bootstrap_ci(rows, 2, 0, rng)
+        row: dict[str, Any] = {
+            "spec": spec,
+            "games": int(n),
+            "deals": len(rows),
+            "win_rate": float(total[1] / n) if n else float("nan"),
+            "win_rate_ci": win_rate_ci,
+            "mean_score": float(total[2] / n) if n else float("nan"),
+            "mean_score_ci": mean_score_ci,
+            "mean_hand_points": float(total[3] / total[4]) if n else float("nan"),
+            "mean_hand_points_ci": _bootstrap_ci(rows, 3, 4, rng),
+            "rating_mu": mu_sigma[spec][0],
+            "rating_sigma": mu_sigma[spec][1],
+        }
+        if luck is not None:
+            twin = np.random.default_rng()
+            twin.bit_generator.state = resamples
+            row["adjusted_mean_score"] = float(total[5] / n) if n else float("nan")
+            row["adjusted_mean_score_ci"] = _bootstrap_ci(rows, 5, 0, twin)
+        agents.append(row)
     agents.sort(key=lambda a: (a["mean_score"], a["spec"]))
     return {
         "agents": agents,

@@ -11,6 +11,11 @@ every other, every seat rotation of every deal of the deal set):
   resamples; on the committed cards 0.79–2.29, below 1 only for agents that play mostly the
   reference's moves: the duplicate rotations already cancel most of the cards' luck,
   docs/benchmark.md);
+- ``adjusted`` (where every game's luck corrections are known, :mod:`craits.agents.luck`):
+  the mean score less what the cards did, with its interval and ``width_ratio`` (its width
+  over the plain interval's); the ``paired`` estimate gains ``adjusted_mean``,
+  ``adjusted_ci`` and ``adjusted_width_ratio`` (over the plain paired interval): the same
+  expectations, narrower intervals (docs/luck.md);
 - 95% intervals: percentile bootstrap over *deals* (a deal's rotations come with it), 2,000
   resamples, seeded from the deal set's seed: the same games give the same card.
 
@@ -48,6 +53,11 @@ RATED_DEALS = 100
 TAU = 0.0
 """OpenSkill's dynamics in the ratings: none, the zoo is frozen."""
 FORMAT = "craits-report-card/1"
+ADJUSTED_NOTE = (
+    "Adjusted: the score less what the cards did, by the luck-adjusted estimator "
+    "(docs/luck.md: the same expectation, a narrower interval); (width ×): its interval's "
+    "width over the plain one's, from the same resamples."
+)
 SMOKE_NOTE = (
     "**A smoke card** (`--size smoke`): the first few deals of each small deal set, every "
     "table and opponent, to check that the agent runs through the benchmark. Its numbers are "
@@ -129,8 +139,64 @@ def matchup_entry(m: Matchup, seed: int) -> dict[str, Any]:
         plain = score_ci[1] - score_ci[0]
         ratio = (ci[1] - ci[0]) / plain if plain > 0 else math.nan
         entry["paired"] = {"mean": float(diff.mean()), "ci": ci, "width_ratio": ratio}
+    luck = _adjusted(m, deals, idx)
+    if luck is not None:
+        adjusted, paired = luck
+        entry["adjusted"] = adjusted
+        if entry["paired"] is not None and paired is not None:
+            entry["paired"].update(paired)
     entry["scores"] = [mine[k][1] for k in sorted(mine)]
     return entry
+
+
+def _adjusted(
+    m: Matchup, deals: list[int], idx: np.ndarray
+) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """The luck-adjusted mean score and paired estimate (each game's ``luck``: its corrections
+    per seat, :mod:`craits.agents.luck`), from the same resamples as the plain ones, with
+    each one's width over the plain one's; ``None`` unless every game has its corrections."""
+    games = [*m.games, *(m.reference or ())]
+    if not games or any("luck" not in g for g in games):
+        return None
+
+    def per_deal(games: Sequence[dict[str, Any]]) -> dict[tuple[int, int], tuple[float, float]]:
+        out = {}
+        for g in games:
+            seat = agent_seat(g)
+            out[g["deal"], g["rotation"]] = (
+                float(g["scores"][seat]),
+                float(g["scores"][seat]) - float(g["luck"][seat]),
+            )
+        return out
+
+    def means(rows: dict[tuple[int, int], tuple[float, float]], k: int) -> np.ndarray:
+        return np.array(
+            [np.mean([v[k] for (d, _), v in rows.items() if d == deal]) for deal in deals]
+        )
+
+    def width(ci: list[float]) -> float:
+        return ci[1] - ci[0]
+
+    mine = per_deal(m.games)
+    plain_ci, adjusted_ci = _interval(means(mine, 0), idx), _interval(means(mine, 1), idx)
+    adjusted = {
+        "mean_score": float(np.mean([v[1] for v in mine.values()])),
+        "mean_score_ci": adjusted_ci,
+        "width_ratio": width(adjusted_ci) / width(plain_ci) if width(plain_ci) > 0 else math.nan,
+    }
+    if m.reference is None:
+        return adjusted, None
+    theirs = per_deal(m.reference)
+    diff = {k: (v[0] - theirs[k][0], v[1] - theirs[k][1]) for k, v in mine.items()}
+    plain_ci, paired_ci = _interval(means(diff, 0), idx), _interval(means(diff, 1), idx)
+    paired = {
+        "adjusted_mean": float(np.mean([v[1] for v in diff.values()])),
+        "adjusted_ci": paired_ci,
+        "adjusted_width_ratio": width(paired_ci) / width(plain_ci)
+        if width(plain_ci) > 0
+        else math.nan,
+    }
+    return adjusted, paired
 
 
 def interleaved(matchups: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -233,24 +299,48 @@ def to_markdown(card: dict[str, Any]) -> str:
             "Seconds by opponent (its tournaments in that run: the agent's, the "
             "reference's, the anchors'): " + seconds_shares(by_opponent) + ".",
         ]
+    luck = any("adjusted" in o for t in card["tables"] for o in t["opponents"])
+    if luck:
+        lines += ["", ADJUSTED_NOTE]
     for table in card["tables"]:
         lines += [
             "",
             f"## {table['title']}",
             "",
             "| opponent (×{}) | deals | games | win rate [95%] | mean score [95%] | "
-            "paired − expert [95%] | width ratio | deal set |".format(table["players"] - 1),
-            "|---|---:|---:|---|---|---|---:|---|",
+            "paired − expert [95%] | width ratio |".format(table["players"] - 1)
+            + (
+                " adjusted score [95%] (width ×) | adjusted paired [95%] (width ×) |"
+                if luck
+                else ""
+            )
+            + " deal set |",
+            "|---|---:|---:|---|---|---|---:|" + ("---|---|" if luck else "") + "---|",
         ]
         for o in table["opponents"]:
             p = o["paired"]
             paired = f"{_fmt(p['mean'], 1)} {_ci(p['ci'], 1)}" if p else "(the reference)"
             ratio = _fmt(p["width_ratio"], 2) if p else "—"
+            adjusted = ""
+            if luck:
+                a = o.get("adjusted")
+                adjusted = (
+                    f" {_fmt(a['mean_score'], 1)} {_ci(a['mean_score_ci'], 1)} "
+                    f"(×{_fmt(a['width_ratio'], 2)}) |"
+                    if a
+                    else " — |"
+                )
+                adjusted += (
+                    f" {_fmt(p['adjusted_mean'], 1)} {_ci(p['adjusted_ci'], 1)} "
+                    f"(×{_fmt(p['adjusted_width_ratio'], 2)}) |"
+                    if p and "adjusted_mean" in p
+                    else " — |"
+                )
             lines.append(
                 f"| `{o['opponent']}` | {o['deals']} | {o['games']} | "
                 f"{_fmt(o['win_rate'], 3)} {_ci(o['win_rate_ci'], 3)} | "
                 f"{_fmt(o['mean_score'], 1)} {_ci(o['mean_score_ci'], 1)} | {paired} | "
-                f"{ratio} | {o['deal_set']} |"
+                f"{ratio} |{adjusted} {o['deal_set']} |"
             )
         for s in table.get("skipped", []):
             lines.append(f"\n`{s['opponent']}` not played here: {s['why']}")

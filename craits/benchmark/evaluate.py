@@ -9,7 +9,9 @@ for the paired estimates. Each tournament keeps its games in its own folder unde
 arguments plays only what is missing, and evaluations that share a ``games_dir`` share the
 reference's games. A game depends only on its deal set and its task, so the card is the
 same for any number of workers, here or on Ray. The card (:mod:`craits.benchmark.card`)
-goes to ``OUT/card.json``, ``card.md`` and ``card.png``, each written atomically.
+goes to ``OUT/card.json``, ``card.md`` and ``card.png``, each written atomically. Every
+game's luck corrections (:mod:`craits.agents.luck_tournament`) are kept beside its tournament's
+games (``luck.jsonl``) for the card's luck-adjusted estimates.
 
 Every tournament is planned first (:func:`plan`, each once), so the progress says which of
 how many is playing (``[k/N]``); the card's ``compute.seconds_by_opponent`` is how long this
@@ -29,11 +31,13 @@ import numpy as np
 
 from craits.agents.arena import engine_table
 from craits.agents.duplicate_tournament import (
+    RECORDS_FILE,
     TournamentConfig,
     deal_cards,
     identify,
     results_in_order,
 )
+from craits.agents.luck_tournament import tournament_luck
 from craits.agents.specs import make_agent, resolve_agent
 from craits_env import __version__
 from craits_env.engine import Game
@@ -62,6 +66,9 @@ class Options:
     ray_address: str | None = None
     progress: Progress | None = None
     command: str = ""
+    adjusted: bool = True
+    """compute every game's luck corrections (:mod:`craits.agents.luck`) for the card's
+    adjusted estimates; the games' records are dropped once they are corrected"""
 
     @property
     def games(self) -> Path:
@@ -227,8 +234,14 @@ def _play(run: Run, what: str, options: Options) -> list[dict]:
         use_ray=options.use_ray,
         ray_address=options.ray_address,
         progress=progress,
+        record=options.adjusted,
     )
-    return results_in_order(games, run.config)
+    ordered = results_in_order(games, run.config)
+    if options.adjusted:  # each game's luck corrections, for the adjusted estimates
+        luck = tournament_luck(run.config, run.folder, games, options.workers)
+        (run.folder / RECORDS_FILE).unlink(missing_ok=True)  # luck.jsonl keeps what counts
+        ordered = [{**g, "luck": luck[g["key"]]} for g in ordered]
+    return ordered
 
 
 class _Timed:

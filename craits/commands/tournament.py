@@ -75,6 +75,15 @@ def add_parser(sub: Any) -> None:
         metavar="FILE",
         help="also save every game as a game record (JSON Lines, in plan order; see craits replay)",
     )
+    tour.add_argument(
+        "--adjusted",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="add each agent's luck-adjusted mean score and its interval (the score less what "
+        "the cards did, by a value model: the same expectation, a narrower interval; "
+        "docs/luck.md); on by default: the games' records are kept in DIR/records.jsonl and "
+        "their corrections in DIR/luck.jsonl",
+    )
     a.add_rule_args(tour)
     tour.set_defaults(run=run)
 
@@ -137,12 +146,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             use_ray=args.ray is not None,
             ray_address=args.ray or None,
             progress=progress,
-            record=args.record is not None,
+            record=args.record is not None or args.adjusted,
         )
         if args.record is not None:
             from craits_env.records import write_records
 
             write_records(args.record, collect_records(config, args.out, games))
+        luck = None
+        if args.adjusted:
+            from craits.agents.luck_tournament import tournament_luck
+
+            ticks = Ticks(f"{args.out}: luck", enabled=not args.no_progress)
+            with ticks:
+                luck = tournament_luck(config, args.out, games, args.workers, ticks)
     except TournamentRefused as e:
         a.fail(parser.prog, str(e), *recovery(e, args.out))
         return 2
@@ -169,7 +185,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     finally:
         progress.close()
     ordered = results_in_order(games, config)
-    summary = summarize(ordered, list(config.specs), config.seed)
+    summary = summarize(ordered, list(config.specs), config.seed, luck=luck)
     title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
     write_outputs(summary, config.to_dict(), args.out, title, command.strip())
     print((args.out / "results.md").read_text(encoding="utf-8"))

@@ -361,3 +361,50 @@ def test_the_champions_refuse_a_table_they_were_not_trained_for_naming_no_path()
         message = str(e.value)
         assert message.startswith("champion was trained for 4 players") and "/" not in message
     resolve_agent("champion-search", num_players=4, rules=Rules())  # its own table: accepted
+
+
+def test_the_card_adds_the_luck_adjusted_estimates_when_every_game_has_its_corrections() -> None:
+    """A game's ``luck`` (its corrections per seat, craits.agents.luck) gives the adjusted
+    mean score and paired estimate, from the same resamples as the plain ones: corrections
+    that remove the cards' luck exactly leave only the play's spread."""
+    rng = np.random.default_rng(1)
+    mine, theirs = [], []
+    for deal in range(200):
+        for r in range(2):
+            seat = (-r) % 2
+            luck = rng.normal(0, 40, 2)  # what each game's cards did, known to the estimator
+            ours, ref = [0.0, 0.0], [0.0, 0.0]
+            ours[seat] = 100 + luck[0] + rng.normal(0, 5)
+            ref[seat] = 110 + luck[1] + rng.normal(0, 5)
+            mine.append({**game(deal, r, ours, [seat]), "luck": [luck[0]] * 2})
+            theirs.append({**game(deal, r, ref, [1 - seat]), "luck": [luck[1]] * 2})
+    entry = cards.matchup_entry(cards.Matchup("expert", "expert@1", mine, theirs), seed=3)
+    adjusted, paired = entry["adjusted"], entry["paired"]
+    exact = np.mean(
+        [g["scores"][cards.agent_seat(g)] - g["luck"][cards.agent_seat(g)] for g in mine]
+    )
+    assert adjusted["mean_score"] == pytest.approx(exact) and exact == pytest.approx(100, abs=1.5)
+    lo, hi = adjusted["mean_score_ci"]
+    assert lo < exact < hi
+    assert adjusted["width_ratio"] == pytest.approx(
+        (hi - lo) / (entry["mean_score_ci"][1] - entry["mean_score_ci"][0])
+    )
+    assert adjusted["width_ratio"] < 0.3
+    assert paired["adjusted_mean"] == pytest.approx(-10, abs=1.5)
+    assert paired["adjusted_width_ratio"] < 0.3  # the games' own luck no longer enters it
+    text = cards.to_markdown(
+        {
+            "agent": {"spec": "a", "identity": "a@1"},
+            "engine": {"craits": "0", "rules_revision": 1},
+            "reference": {"identity": "expert@1"},
+            "suite": "v1",
+            "size": "full",
+            "created": "today",
+            "compute": {"seconds": 1.0},
+            "command": "craits evaluate a",
+            "tables": [{"title": "t", "players": 2, "opponents": [{**entry, "deal_set": "s"}]}],
+        }
+    )
+    assert "adjusted score [95%] (width ×)" in text and f"(×{adjusted['width_ratio']:.2f})" in text
+    bare = [{k: v for k, v in g.items() if k != "luck"} for g in mine]
+    assert "adjusted" not in cards.matchup_entry(cards.Matchup("x", "x@1", bare, None), seed=3)

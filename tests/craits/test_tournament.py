@@ -290,3 +290,39 @@ def test_decisions_counted_and_seats_balanced(tmp_path: Path) -> None:
     assert sum(seats.values()) == 6
     assert all(g["decisions"] > 0 for g in games.values())
     assert np.isfinite([g["scores"] for g in games.values()]).all()
+
+
+@pytest.mark.slow
+def test_cli_adjusted_mean_score_by_default_and_not_with_no_adjusted(tmp_path: Path) -> None:
+    """Each agent row of results.json gains adjusted_mean_score and its interval (the luck-
+    adjusted estimate, docs/luck.md), computed from the games' records and kept per game in
+    luck.jsonl; --no-adjusted leaves them out."""
+    from craits.agents.luck import LuckEstimator
+    from craits_env.records import read_records
+
+    common = ["random", "expert", "--players", "2", "--deals", "3", "-r", "hand_sizes=3,1,2"]
+    out = tmp_path / "t"
+    proc = run_cli(*common, "--out", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((out / "results.json").read_text())
+    estimator = LuckEstimator()
+    adjusted: dict[str, list[float]] = {"random": [], "expert": []}
+    for _, record in read_records(out / "records.jsonl"):
+        for spec, value in zip(record["seats"], estimator.adjusted_scores(record), strict=True):
+            adjusted[spec].append(value)
+    for row in data["agents"]:
+        lo, hi = row["adjusted_mean_score_ci"]
+        assert row["adjusted_mean_score"] == pytest.approx(np.mean(adjusted[row["spec"]]))
+        assert lo <= row["adjusted_mean_score"] <= hi
+        assert {"mean_score", "mean_score_ci", "win_rate", "games"} <= set(row)
+    lines = (out / "luck.jsonl").read_text().splitlines()
+    assert len(lines) == 6 and json.loads(lines[0])["model"] == estimator.model_id
+    assert "adjusted mean score [95% CI]" in (out / "results.md").read_text()
+    assert "adjusted_mean_score_lo" in (out / "results.csv").read_text()
+    plain = tmp_path / "p"
+    proc = run_cli(*common, "--out", str(plain), "--no-progress", "--no-adjusted")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads((plain / "results.json").read_text())["agents"]
+    assert all("adjusted_mean_score" not in row for row in rows)
+    assert [r["mean_score"] for r in rows] == [r["mean_score"] for r in data["agents"]]
+    assert not (plain / "luck.jsonl").exists()

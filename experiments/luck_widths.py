@@ -1,0 +1,169 @@
+"""How much the luck-adjusted estimator narrows the benchmark's intervals, per zoo member.
+
+Each agent of ``--agents`` plays against three ``expert`` on the first ``--deals`` deals of
+suite v1's standard table (``standard_4p``, every seat rotation: the games of the committed
+cards, which this checks score for score), each game's chance events are corrected by the
+shipped value model (:class:`craits.agents.luck.LuckEstimator`), and the 95% percentile
+bootstrap intervals over deals (2,000 resamples, every rotation of a deal together, as a
+report card's) of the plain and the adjusted mean score, and of the paired estimate against
+``expert`` plain and adjusted, are compared. Also: the mean correction per game with its
+interval (zero if the estimator is unbiased) and the plain and adjusted means' agreement.
+Writes ``experiments/results/luck/widths.md`` and ``widths.json``. Usage::
+
+    python experiments/luck_widths.py --deals 1000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import numpy as np
+
+from craits.agents.duplicate_tournament import GamePlayer, identify, plan
+from craits.agents.luck import LuckEstimator
+from craits.benchmark.card import agent_seat
+from craits.benchmark.deal_sets import first_deals, load
+
+OUT = Path("experiments/results/luck")
+CARDS = Path("experiments/results/benchmark/v1")
+AGENTS = ("random", "greedy", "tactician", "expert", "champion")
+RESAMPLES = 2000
+
+
+def _games(job: tuple[str, int, int, int]) -> list[tuple[int, int, float, list[float]]]:
+    """(deal, rotation, the agent's score, every seat's correction) of deals lo..hi."""
+    spec, deals, lo, hi = job
+    deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
+    config = identify(deal_set.config((spec, "expert", "expert", "expert")))
+    player = GamePlayer(config, record=True)
+    estimator = LuckEstimator()
+    out = []
+    for task in plan(config):
+        if lo <= task.deal < hi:
+            result = player.play(task)
+            luck = estimator.game(result.pop("record"))
+            seat = agent_seat(result)
+            out.append(
+                (task.deal, task.rotation, float(result["scores"][seat]), luck.corrections[seat])
+            )
+    return out
+
+
+def interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
+    lo, hi = np.percentile(per_deal[idx].mean(axis=1), [2.5, 97.5])
+    return [float(lo), float(hi)]
+
+
+def measure(specs: list[str], deals: int, workers: int) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+    chunk = 25
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for spec in specs:
+            start = time.monotonic()
+            jobs = [(spec, deals, lo, min(lo + chunk, deals)) for lo in range(0, deals, chunk)]
+            rows = sorted(r for part in pool.imap(_games, jobs) for r in part)
+            score = np.array([r[2] for r in rows]).reshape(deals, 4)
+            corr = np.array([r[3] for r in rows]).reshape(deals, 4)
+            found[spec] = {"score": score, "correction": corr, "seconds": time.monotonic() - start}
+            print(f"{spec}: {len(rows)} games in {found[spec]['seconds']:.0f} s", flush=True)
+    return found
+
+
+def committed_scores(spec: str, deals: int) -> np.ndarray | None:
+    path = CARDS / spec / "card.json"
+    if not path.is_file():
+        return None
+    card = json.loads(path.read_text())
+    for o in card["tables"][0]["opponents"]:
+        if o["opponent"] == "expert" and o["deal_set"] == "standard_4p":
+            return np.array(o["scores"][: 4 * deals]).reshape(deals, 4)
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", nargs="+", default=list(AGENTS))
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    specs = list(dict.fromkeys(["expert", *args.agents]))
+    found = measure(specs, args.deals, args.workers)
+    idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
+    ref = found["expert"]
+    ref_adj = (ref["score"] - ref["correction"]).mean(axis=1)
+    estimator = LuckEstimator()
+    command = "python experiments/luck_widths.py --deals {} --agents {}".format(
+        args.deals, " ".join(args.agents)
+    )
+    lines = [
+        "# The luck-adjusted estimator: interval widths against three `expert`",
+        "",
+        f"Suite v1's standard table, the first {args.deals} deals, every seat rotation "
+        f"({4 * args.deals} games an agent); value model `{estimator.model_id}`; 95% "
+        "percentile bootstrap over deals (2,000 resamples). `plain` and `adjusted`: the mean "
+        "game score; `paired`: minus `expert`'s score in the same seat of the same deal. "
+        "`ratio`: adjusted width ÷ plain width (at most 0.5 is the target); `deals for the "
+        "plain width`: the deals an adjusted estimate needs to be as narrow as the plain one "
+        f"on {args.deals} deals (ratio² × deals). `correction`: the mean correction a game "
+        "with its interval (zero: unbiased).",
+        "",
+        f"`{command}`",
+        "",
+        "| agent | plain [95%] | adjusted [95%] | width ratio | deals for the plain width "
+        "| correction a game [95%] | paired plain [95%] | paired adjusted [95%] | paired ratio "
+        "| same games as the card |",
+        "|---|---|---|---:|---:|---|---|---|---:|---|",
+    ]
+    summary = {"command": command, "model": estimator.model.sha256, "agents": {}}
+    for spec in specs:
+        f = found[spec]
+        plain = f["score"].mean(axis=1)
+        adjusted = (f["score"] - f["correction"]).mean(axis=1)
+        corr = f["correction"].mean(axis=1)
+        p_ci, a_ci, c_ci = interval(plain, idx), interval(adjusted, idx), interval(corr, idx)
+        ratio = (a_ci[1] - a_ci[0]) / (p_ci[1] - p_ci[0])
+        pp = interval(plain - ref["score"].mean(axis=1), idx)
+        pa = interval(adjusted - ref_adj, idx)
+        paired_ratio = (pa[1] - pa[0]) / (pp[1] - pp[0]) if spec != "expert" else float("nan")
+        card = committed_scores(spec, args.deals)
+        same = "—" if card is None else ("yes" if np.array_equal(card, f["score"]) else "NO")
+        summary["agents"][spec] = {
+            "plain": [float(plain.mean()), p_ci],
+            "adjusted": [float(adjusted.mean()), a_ci],
+            "width_ratio": ratio,
+            "correction": [float(corr.mean()), c_ci],
+            "paired_plain": [float((plain - ref["score"].mean(axis=1)).mean()), pp],
+            "paired_adjusted": [float((adjusted - ref_adj).mean()), pa],
+            "paired_width_ratio": paired_ratio,
+            "same_games_as_card": same,
+            "seconds": f["seconds"],
+        }
+
+        def fmt(mean: float, ci: list[float]) -> str:
+            return f"{mean:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+        paired = "(the reference)" if spec == "expert" else None
+        lines.append(
+            f"| `{spec}` | {fmt(plain.mean(), p_ci)} | {fmt(adjusted.mean(), a_ci)} | "
+            f"{ratio:.2f} | {ratio**2 * args.deals:.0f} | {fmt(corr.mean(), c_ci)} | "
+            + (
+                f"{paired} | {paired} | — "
+                if paired
+                else f"{fmt((plain - ref['score'].mean(axis=1)).mean(), pp)} | "
+                f"{fmt((adjusted - ref_adj).mean(), pa)} | {paired_ratio:.2f} "
+            )
+            + f"| {same} |"
+        )
+    OUT.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    (OUT / "widths.md").write_text(text)
+    (OUT / "widths.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
