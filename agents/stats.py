@@ -15,7 +15,7 @@ Definitions (per distinct spec, over every seat it held in every game):
   score was lower than B's (ties count one half);
 - ``adjusted_mean_score`` (given each game's luck corrections, :mod:`craits.agents.luck`):
   the mean of the final game score less the seat's corrections — the same expectation as
-  ``mean_score``, a narrower interval; its interval from the same resamples of deals as
+  ``mean_score``, as narrow an interval as the value model makes it; from the same resamples as
   ``mean_score_ci``.
 
 The agents are ranked by ``mean_score``, lowest first (ties by spec): the game's own

@@ -15,7 +15,7 @@ every other, every seat rotation of every deal of the deal set):
   the mean score less what the cards did, with its interval and ``width_ratio`` (its width
   over the plain interval's); the ``paired`` estimate gains ``adjusted_mean``,
   ``adjusted_ci`` and ``adjusted_width_ratio`` (over the plain paired interval): the same
-  expectations, narrower intervals (docs/luck.md);
+  expectations, intervals as narrow as the value model makes them (docs/luck.md);
 - 95% intervals: percentile bootstrap over *deals* (a deal's rotations come with it), 2,000
   resamples, seeded from the deal set's seed: the same games give the same card.
 
@@ -55,7 +55,7 @@ TAU = 0.0
 FORMAT = "craits-report-card/1"
 ADJUSTED_NOTE = (
     "Adjusted: the score less what the cards did, by the luck-adjusted estimator "
-    "(docs/luck.md: the same expectation, a narrower interval); (width ×): its interval's "
+    "(docs/luck.md: the same expectation); (width ×): its interval's "
     "width over the plain one's, from the same resamples."
 )
 SMOKE_NOTE = (

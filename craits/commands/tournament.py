@@ -80,7 +80,8 @@ def add_parser(sub: Any) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="add each agent's luck-adjusted mean score and its interval (the score less what "
-        "the cards did, by a value model: the same expectation, a narrower interval; "
+        "the cards did, by a value model: the same expectation; how much narrower its "
+        "interval is depends on the model, measured in docs/luck.md; "
         "docs/luck.md); on by default: the games' records are kept in DIR/records.jsonl and "
         "their corrections in DIR/luck.jsonl",
     )
