@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -82,7 +83,7 @@ from .inputs import (
     check_new_game_body,
     with_token,
 )
-from .library import PAGE_SIZE, Library, clean_temporary
+from .library import PAGE_SIZE, SCAN_TTL, Library, clean_temporary
 from .limits import (
     BODY_TIMEOUT,
     MAX_BODY_BYTES,
@@ -93,7 +94,7 @@ from .limits import (
     RequestText,
     client_of,
 )
-from .readers import Readers, games_answer, replay_answer, stamp
+from .readers import Readers, games_answer, listing_answer, replay_answer, stamp
 from .replays import FRAMES_PAGE
 from .requests import (
     ApiError,
@@ -352,8 +353,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ------------------------------------------------------------------ records, results
 
     @app.get("/api/records")
-    def records(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:
-        return library.record_files(offset, limit)
+    async def records(request: Request, offset: int = 0, limit: int = PAGE_SIZE) -> Any:
+        if not readers.workers:  # (in a thread: this library, its scans and verdicts)
+            return await asyncio.to_thread(library.record_files, offset, limit)
+        folders = (str(settings.games_dir), tuple(str(d) for d in settings.record_dirs))
+        now = int(time.monotonic() / SCAN_TTL)  # the same page asked at once: made once
+        status, body = await readers.answer(
+            client_of(request.scope, proxy),
+            ("records", offset, limit, now),
+            listing_answer,
+            *folders,
+            offset,
+            limit,
+            keep=False,
+        )
+        return Response(body, status_code=status, media_type="application/json")
 
     async def read(request: Request, file: str, kind: str, make: Any, *args: Any) -> Response:
         """The answer ``make(path, file, *args)`` for the record file ``file``, made by the

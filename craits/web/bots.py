@@ -81,11 +81,13 @@ class Job:
 @dataclass(frozen=True)
 class Move:
     """A thinker's answer: ``action`` (``None`` if there is none), ``error`` (one line, why
-    not) and ``seconds`` spent."""
+    not), ``seconds`` spent, and of them ``act_seconds`` in the agent's ``act`` (the part
+    that may depend on its hand; the rest rebuilt the table: public)."""
 
     action: int | None
     error: str | None
     seconds: float
+    act_seconds: float = 0.0
 
 
 NETWORK_SPECS = frozenset({"champion"})
@@ -145,13 +147,17 @@ class _Tables:
 
     def think(self, job: Job) -> Move:
         start = time.perf_counter()
+        acting = start
         try:
-            action: int | None = self.table(job).bot_move()
+            table = self.table(job)
+            acting = time.perf_counter()
+            action: int | None = table.bot_move()
             error = None
         except Exception as e:  # a faulty bot stops its game, not the thinker
             action, error = None, f"{type(e).__name__}: {e}"
             self._tables.pop(job.game_id, None)
-        return Move(action, error, time.perf_counter() - start)
+        end = time.perf_counter()
+        return Move(action, error, end - start, end - acting)
 
 
 def _warm_up() -> None:

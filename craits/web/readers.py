@@ -2,9 +2,9 @@
 file, off the server's process, once, in a fair share (issue 43, B: sixteen concurrent
 replays from one address put every other user's pages at p50 2.0 s).
 
-An answer is made by :func:`replay_answer` or :func:`games_answer` — plain functions of a
-record file's path, returning the HTTP status and the JSON bytes to send — and
-:class:`Readers` runs them:
+An answer is made by :func:`replay_answer`, :func:`games_answer` or :func:`listing_answer`
+(the record files' listing) — plain functions returning the HTTP status and the JSON bytes
+to send — and :class:`Readers` runs them:
 
 - in ``workers`` **processes** (``spawn``, at the bots' lower priority), so that a replay
   of a long game shares neither the GIL nor the event loop with the pages and views
@@ -89,6 +89,26 @@ def games_answer(path: str, key: str) -> Answer:
         return _error(400, e)
 
 
+_LIBRARIES: dict[tuple[str, ...], Any] = {}  # a reader process's libraries, by their folders
+
+
+def listing_answer(games_dir: str, record_dirs: tuple[str, ...], offset: int, limit: int) -> Answer:
+    """``GET /api/records``'s answer, made by a reader process's own
+    :class:`~craits.web.library.Library` of the same folders (its scans and first-line
+    verdicts kept there: a listing is reused for ``SCAN_TTL`` seconds, so a game saved a
+    moment ago is listed within that)."""
+    from .library import Library
+
+    folders = (games_dir, *record_dirs)
+    library = _LIBRARIES.get(folders)
+    if library is None:
+        library = _LIBRARIES[folders] = Library(Path(games_dir), [Path(d) for d in record_dirs])
+    try:
+        return 200, _encode(library.record_files(offset, limit))
+    except ApiError as e:
+        return _error(e.status, e.message)
+
+
 def _lower_priority() -> None:
     with contextlib.suppress(OSError):
         os.nice(NICE)
@@ -125,9 +145,15 @@ class Readers:
             self._pool = None
 
     async def answer(
-        self, client: str, key: Hashable, make: Callable[..., Answer], *args: Any
+        self,
+        client: str,
+        key: Hashable,
+        make: Callable[..., Answer],
+        *args: Any,
+        keep: bool = True,
     ) -> Answer:
-        """``make(*args)``'s answer, kept under ``key`` (see the module docstring)."""
+        """``make(*args)``'s answer, kept under ``key`` (see the module docstring; not
+        kept with ``keep=False``: only shared by the requests asking while it is made)."""
         kept = self._kept.get(key)
         if kept is not None:
             self._kept.move_to_end(key)
@@ -141,7 +167,8 @@ class Readers:
             async with self._share(client):
                 answer = await self._run(make, *args)
             self.made += 1
-            self._keep(key, answer)
+            if keep:
+                self._keep(key, answer)
             future.set_result(answer)
         except BaseException as e:
             future.set_exception(e)

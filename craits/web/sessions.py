@@ -538,11 +538,10 @@ class SessionStore:
             job = session.job()
             if not job.quick:
                 await self._await_share(session.client)
-            asked = time.monotonic()
             move = await self.thinkers.move(job)
             if self.floors is not None and not job.quick and move.action is not None:
                 kind = (session.seats[seat], len(session.seats), session.game.hand_size)
-                await self.floors.wait(kind, asked)  # as long as a search (no time leak)
+                await self.floors.pad(kind, move.act_seconds)  # as long as a search
             self._count_thinking(session.client, move.seconds)
             who = f"bot {session.seats[seat]} (player_{seat})"
             if move.action is None:

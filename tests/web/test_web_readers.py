@@ -117,7 +117,8 @@ def test_replays_are_built_in_a_reader_process(tmp_path: Path) -> None:
         Settings(games_dir=tmp_path / "games", record_dirs=[TOURNAMENT], read_workers=1)
     )
     with running(app) as url, httpx.Client(base_url=url, timeout=60) as http:
-        key = http.get("/api/records").json()["files"][0]["key"]
+        listed = http.get("/api/records").json()  # (a reader process's listing too)
+        key = listed["files"][0]["key"]
         asked = {"file": key, "game": 1, "seat": 0}
         answer = http.get("/api/records/replay", params=asked)
         assert answer.status_code == 200, answer.text
@@ -127,6 +128,7 @@ def test_replays_are_built_in_a_reader_process(tmp_path: Path) -> None:
     assert pids and os.getpid() not in pids
     local = client(tmp_path / "games2", record_dirs=[TOURNAMENT])
     assert local.get("/api/records/replay", params=asked).json() == answer.json()
+    assert local.get("/api/records").json() == listed
 
 
 def test_a_long_view_encodes_each_event_once(
