@@ -82,6 +82,14 @@ def add_parser(sub: Any) -> None:
         "(or auto) as ray start --head gives it, its token read where Ray keeps it; craits "
         "is shipped to the nodes (docs/cluster.md)",
     )
+    ev.add_argument(
+        "--adjusted",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="give the card's luck-adjusted mean scores and paired estimates (docs/luck.md; on "
+        "by default: about 0.1 s of numpy a game on top of playing it; --no-adjusted skips "
+        "them)",
+    )
     ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     ev.set_defaults(run=run)
 
@@ -123,8 +131,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     command = "craits evaluate " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     options = Options(
-        out, args.games, args.workers, args.ray is not None, args.ray or None, progress, command
-    )
+        out, args.games, args.workers, args.ray is not None, args.ray or None, progress, command,
+        adjusted=args.adjusted,
+    )  # fmt: skip
     try:
         with (
             session(args.ray or None, include_dashboard=False, log_to_driver=False, cpus=1)

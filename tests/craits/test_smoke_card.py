@@ -127,3 +127,26 @@ def test_a_smoke_card_has_every_table_and_opponent_and_says_what_it_is(
     assert [o["deals"] for o in search["tables"][0]["opponents"]] == [3] * 4
     board = rows([smoke, search])
     assert [r["size"] for r in board] == ["search"]  # the smoke card gets no row
+
+
+def test_no_adjusted_skips_the_luck_corrections(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """craits evaluate --no-adjusted: the card is played without the luck corrections (their
+    cost); by default they are computed."""
+    import craits.benchmark.evaluate as module
+
+    seen: list[bool] = []
+
+    def fake(spec: str, chosen: Any, size: str, options: Options) -> Any:
+        seen.append(options.adjusted)
+        raise KeyboardInterrupt  # stop there: the options are what is checked
+
+    monkeypatch.setattr(module, "evaluate", fake)
+    parser = build_parser()
+    for extra in ([], ["--no-adjusted"], ["--adjusted"]):
+        args = parser.parse_args(
+            ["evaluate", "greedy", "--size", "smoke", "--out", str(tmp_path), *extra]
+        )
+        assert command.run(args, parser) == 130
+    assert seen == [True, False, True]
