@@ -30,6 +30,7 @@ row per attack::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -161,7 +162,7 @@ class Victim(threading.Thread):
                 with suppress(httpx.HTTPError):
                     self.timed(lambda: http.get("/"), self.ms)
                     if game is not None:
-                        r = self.timed(lambda g=game: play(http, g, rng), self.ms)
+                        r = self.timed(functools.partial(play, http, game, rng), self.ms)
                         if r.status_code != 200 or r.json().get("game_over"):
                             game = new_game(http, ["random"], rules=QUICK)
                 time.sleep(0.05)
@@ -207,7 +208,7 @@ def views(url: str, address: str, stop: threading.Event, i: int, game: dict[str,
             if stop.is_set():
                 return
             with suppress(httpx.HTTPError):
-                params = {"token": game["token"], "since": 0}
+                params: dict[str, str | int] = {"token": game["token"], "since": 0}
                 http.get(f"/api/games/{game['game_id']}", params=params)
             time.sleep(0.04)
 
@@ -379,7 +380,9 @@ def main() -> None:
             with http_from(url, "127.0.0.6") as http:  # a long game for the views
                 long_game = new_game(http, ["random"], rules={"hand_sizes": [8] * 60})
                 rng = random.Random(5)
-                for _ in range(400 if long_game else 0):
+                for _ in range(400):
+                    if long_game is None:
+                        break
                     play(http, long_game, rng)
             for name in args.attacks.split(","):
                 row = attack(url, name, args.seconds, long_game)
