@@ -192,12 +192,12 @@ def _die_with(parent: int) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:
-        os._exit(0)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_POLL)
-        os._exit(0)
+        os.kill(os.getpid(), signal.SIGKILL)  # at once, whatever the main thread computes
 
     threading.Thread(target=watch, daemon=True, name="craits-parent-watch").start()
 
