@@ -50,8 +50,9 @@ from .timing import MoveFloors
 MAX_GAMES = 500
 """Default cap on the games in play and on those held in memory (``craits serve --max-games``)."""
 HELD_DECISIONS = 1_000_000
-"""Decisions of the games held in memory, over all games (a held game takes about 380 bytes
-a decision — its narration, its record, its actions —, so about 400 MB at most)."""
+"""Decisions of the games held in memory, over all games (a held game takes about 500 bytes
+a decision — its narration, encoded once for views, its record, its actions —, so about
+500 MB at most)."""
 IDLE_SECONDS = 20 * 60
 """A game that has not moved for this long stops counting against the caps (it stays in the
 store, and goes on when its player comes back)."""
