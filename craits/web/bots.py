@@ -180,7 +180,7 @@ PARENT_POLL = 1.0
 be asked to end it with its parent)."""
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """End this process with the server ``parent``, even when that one is killed
     (``SIGKILL`` gives it no time to stop its thinkers): on Linux the kernel sends
     ``SIGKILL`` when the parent ends (``PR_SET_PDEATHSIG``); elsewhere a thread checks
@@ -206,7 +206,7 @@ def _worker(conn: Connection, parent: int | None = None) -> None:
     """A thinker process: warm up, say so, then answer jobs until the pipe closes (or its
     server ``parent`` ends)."""
     if parent is not None:
-        _die_with(parent)
+        die_with(parent)
     with contextlib.suppress(OSError):
         os.nice(NICE)
     with contextlib.suppress(Exception):  # a thinker that cannot search still plays the rest

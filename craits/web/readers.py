@@ -6,7 +6,8 @@ An answer is made by :func:`replay_answer`, :func:`games_answer` or :func:`listi
 (the record files' listing) — plain functions returning the HTTP status and the JSON bytes
 to send — and :class:`Readers` runs them:
 
-- in ``workers`` **processes** (``spawn``, at the bots' lower priority), so that a replay
+- in ``workers`` **processes** (``spawn``, at the bots' lower priority, ending with their
+  server even when it is killed), so that a replay
   of a long game shares neither the GIL nor the event loop with the pages and views
   (``workers == 0``: in a thread of the server, as tests do);
 - **once**: an answer is kept (:data:`CACHE_BYTES` of them at most, the least recently
@@ -109,7 +110,12 @@ def listing_answer(games_dir: str, record_dirs: tuple[str, ...], offset: int, li
         return _error(e.status, e.message)
 
 
-def _lower_priority() -> None:
+def _start_reader(parent: int) -> None:
+    """A reader process: it ends with its server ``parent`` (even one killed), and runs
+    at a lower priority."""
+    from .bots import die_with
+
+    die_with(parent)
     with contextlib.suppress(OSError):
         os.nice(NICE)
 
@@ -136,7 +142,8 @@ class Readers:
             self._pool = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_start_reader,
+                initargs=(os.getpid(),),
             )
 
     def close(self) -> None:

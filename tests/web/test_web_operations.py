@@ -72,6 +72,20 @@ def test_temporary_files_of_an_interrupted_save_are_removed_at_start(tmp_path: P
     assert clean_temporary(games, older_than=-1) == 1 and not fresh.exists()
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def _alive(pid: int) -> bool:
     try:
         state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -118,15 +132,18 @@ def test_a_thinking_bot_process_ends_when_its_server_is_killed(tmp_path: Path) -
         time.sleep(0.2)
         thinker = int(thinking.read_text())
         assert thinker != proc.pid and _alive(thinker)
+        assert httpx.get(f"{url}/api/records", timeout=60).status_code == 200  # a reader
+        children = _children(proc.pid)
+        assert thinker in children and len(children) >= 2, children  # thinker, reader
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         deadline = time.monotonic() + 10
-        while _alive(thinker) and time.monotonic() < deadline:
+        while any(_alive(p) for p in children) and time.monotonic() < deadline:
             time.sleep(0.1)
-        alive = _alive(thinker)
-        if alive:  # (the test's own cleanup: the assertion below says it failed)
-            os.kill(thinker, signal.SIGKILL)
-        assert not alive, "a thinking bot process outlived its killed server"
+        alive = [p for p in children if _alive(p)]
+        for p in alive:  # (the test's own cleanup: the assertion below says it failed)
+            os.kill(p, signal.SIGKILL)
+        assert not alive, f"processes {alive} (the thinker {thinker}) outlived their server"
 
 
 def test_the_memory_of_held_games_is_bounded_by_their_decisions(tmp_path: Path) -> None:
