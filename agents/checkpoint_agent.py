@@ -81,6 +81,21 @@ class PPOAgent:
                 "saved (the checkpoint file changed)"
             )
 
+    @property
+    def reads_belief(self) -> bool:
+        """Whether the network reads the belief features after the observation."""
+        return self._belief
+
+    @property
+    def input_size(self) -> int:
+        """The length of the network's input (the observation, then any belief features)."""
+        return self._obs_size
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """The policy's logits of one input (:meth:`features`) or of a batch ``(rows, size)``
+        (numpy; a batch's float32 sums may differ from the one-input pass's in the last bit)."""
+        return self._logits(features)
+
     def reset(self, seed: int | None = None) -> None:
         """Start a game; the policy is deterministic, ``seed`` is only recorded."""
         if seed is not None:

@@ -600,7 +600,7 @@ def network_of(spec: str, num_players: int, rules: Rules) -> tuple[Any, bool]:
 
     agent, _ = resolve_agent(spec, num_players=num_players, rules=rules)
     assert isinstance(agent, PPOAgent)
-    return agent, bool(agent._belief)
+    return agent, agent.reads_belief
 
 
 NEAR_TIE = 1e-4  # relative gap between the two best legal logits decided by the one-input pass
@@ -611,11 +611,11 @@ def argmax_moves(agent: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     highest logit): one batched forward pass; rows whose two best legal logits are within
     :data:`NEAR_TIE` are decided again by the agent's one-input pass (its exact moves)."""
     legal = mask.astype(bool)
-    logits = np.where(legal, agent._logits(x), -np.inf)
+    logits = np.where(legal, agent.logits(x), -np.inf)
     moves = logits.argmax(axis=1)
     top = np.sort(logits, axis=1)[:, -2:]
     near = (top[:, 0] >= top[:, 1] - NEAR_TIE * (1.0 + np.abs(top[:, 1]))) & (legal.sum(1) > 1)
     for i in np.flatnonzero(near):
-        exact = np.where(legal[i], agent._logits(x[i]), -np.inf)
+        exact = np.where(legal[i], agent.logits(x[i]), -np.inf)
         moves[i] = int(exact.argmax())
     return moves

@@ -262,7 +262,7 @@ class VectorSelfPlayRollout:
         t0 = time.perf_counter()
         assert self.memory is not None
         vg = self.games
-        extra = np.zeros((rows.size, agent._obs_size - self.obs_size), np.float32)
+        extra = np.zeros((rows.size, agent.input_size - self.obs_size), np.float32)
         lost = write_beliefs(
             vg.state.st, vg.state.params, self.memory.memory(vg), rows, seats, extra
         )

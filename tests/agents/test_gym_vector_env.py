@@ -292,7 +292,7 @@ def test_a_near_tie_of_the_batch_is_decided_by_the_one_input_pass() -> None:
     from craits.agents.gym_vector_env import argmax_moves
 
     class Net:  # the batch's float32 sums put action 3 ahead; the one-input pass, action 1
-        def _logits(self, x: np.ndarray) -> np.ndarray:
+        def logits(self, x: np.ndarray) -> np.ndarray:
             out = np.zeros((*x.shape[:-1], NUM_ACTIONS), np.float32)
             out[..., 1], out[..., 3], out[..., 5] = 2.0, 2.0 - 1e-6, 9.0
             if x.ndim == 2:
