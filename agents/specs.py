@@ -72,7 +72,8 @@ class SpecEntry:
     summary: str
     quick: bool = False
     """a move in about a millisecond (no search, no torch): ``craits serve`` thinks of it in its
-    own process (``craits.web.bots.QUICK_SPECS``)"""
+    own process, the networks (``champion``) excepted: they think in the bot processes
+    (``craits.web.bots.QUICK_SPECS``)"""
     searches: bool = False
     """searches at its decisions: the benchmark meets it on the small deal sets
     (``craits.benchmark.suite.SEARCHING``)"""

@@ -346,6 +346,9 @@ def check_nodes(check: Callable[[], Any], what: str) -> dict[str, Any]:
             raise ClusterError(
                 f"Ray node {node}: no answer within {CHECK_SECONDS:g} s to whether it can {what}"
             ) from None
+        except (ray.exceptions.TaskUnschedulableError, ray.exceptions.NodeDiedError):
+            continue  # the node died since it was listed (Ray still called it alive): it plays
+            # nothing, the live ones were asked
         except ray.exceptions.RayError as e:
             raise ClusterError(
                 f"Ray node {node} cannot {what}: {_cause(e)}; every node needs Python "
