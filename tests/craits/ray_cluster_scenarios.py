@@ -341,9 +341,10 @@ def evaluation(work: Path, cluster: LocalCluster) -> dict[str, Any]:
 
 
 def training(work: Path, cluster: LocalCluster, env: dict[str, str]) -> dict[str, Any]:
-    """A short ``craits train --ray --workers 2`` with a ``ppo:PATH`` opponent named relative
-    to the driver's folder; the node of one worker killed after two updates: the run
-    completes, the worker replaced."""
+    """A short ``craits train --ray --workers 3`` with a ``ppo:PATH`` opponent named relative
+    to the driver's folder: a worker on each node (1 CPU each), so one runs on the node
+    without craits; the node of one worker killed after two updates (and started again, the
+    replacement's CPU): the run completes, the worker replaced."""
     config = tiny_config(
         work,
         total_steps=4000,
@@ -352,7 +353,7 @@ def training(work: Path, cluster: LocalCluster, env: dict[str, str]) -> dict[str
     run = work / "train_ray"
     proc = subprocess.Popen(
         [sys.executable, "-m", "craits", "train", "--config", str(config), "--out", str(run),
-         "--ray", cluster.address, "--workers", "2", "--no-progress"],
+         "--ray", cluster.address, "--workers", "3", "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=work,
     )  # fmt: skip
     lines: list[str] = []
@@ -365,6 +366,7 @@ def training(work: Path, cluster: LocalCluster, env: dict[str, str]) -> dict[str
         wait_for(lambda: len(list((run / "checkpoints").glob("step_*.pt"))) >= 2)
         index = next(n.index for n in cluster.nodes if n.ip == victim)
         cluster.kill(index)
+        cluster.restart(index)  # every CPU was in use: the replacement needs the node back
         proc.wait(timeout=600)
     finally:
         proc.kill()
