@@ -119,6 +119,26 @@ def rule_option(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(f"invalid rule option {name}: {e}") from None
 
 
+RAY_ADDRESS_HELP = (
+    "a local Ray instance without ADDRESS, else the cluster at HOST:PORT (or auto) as ray "
+    "start --head gives it, its token read where Ray keeps it; craits is shipped to the nodes "
+    "(docs/cluster.md); needs the ray extra"
+)
+
+
+def add_ray_arg(p: argparse.ArgumentParser, what: str) -> None:
+    """``--ray [ADDRESS]`` (``None``: not asked; ``""``: a local instance), the same in every
+    command that runs on Ray; ``what`` says what runs there."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help=f"{what} on Ray: {RAY_ADDRESS_HELP}",
+    )
+
+
 def add_rule_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rule",

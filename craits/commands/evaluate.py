@@ -72,16 +72,7 @@ def add_parser(sub: Any) -> None:
         default=1,
         help="parallel processes on this machine (default 1)",
     )
-    ev.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="run on Ray: a local instance without ADDRESS, else the cluster at HOST:PORT "
-        "(or auto) as ray start --head gives it, its token read where Ray keeps it; craits "
-        "is shipped to the nodes (docs/cluster.md)",
-    )
+    a.add_ray_arg(ev, "play the card's games")
     ev.add_argument(
         "--adjusted",
         action=argparse.BooleanOptionalAction,

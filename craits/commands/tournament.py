@@ -40,16 +40,7 @@ def add_parser(sub: Any) -> None:
         default=1,
         help="parallel processes on this machine (default 1)",
     )
-    tour.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="run on Ray: a local instance without ADDRESS, else the cluster at HOST:PORT "
-        "(or auto) as ray start --head gives it, its token read where Ray keeps it; craits "
-        "is shipped to the nodes (docs/cluster.md)",
-    )
+    a.add_ray_arg(tour, "play the games")
     tour.add_argument("--out", type=Path, required=True, metavar="DIR", help="results directory")
     tour.add_argument(
         "--schedule",

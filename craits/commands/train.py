@@ -86,17 +86,7 @@ def add_parser(sub: Any) -> None:
         "rules.face_cards=true",
     )
     a.add_rule_args(train)  # -r NAME=VALUE, --short: the rules, as every command spells them
-    train.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="play the games on Ray rollout workers: a local Ray instance "
-        "without ADDRESS, else that cluster's (HOST:PORT as ray start --head gives it, auto, "
-        "ray://HOST:PORT), its token read where Ray keeps it, craits shipped to the nodes "
-        "(docs/cluster.md); needs the ray extra",
-    )
+    a.add_ray_arg(train, "play the games on rollout workers")
     train.add_argument(
         "--workers",
         type=a.positive_int,
