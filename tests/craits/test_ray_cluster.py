@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from craits.training.distributed import MAX_FAILURES
+
 pytestmark = pytest.mark.slow  # Ray clusters, subprocesses
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,9 +122,13 @@ def test_training_goes_on_when_the_node_of_a_worker_dies(nodes: dict[str, Any]) 
     training = nodes["training"]
     assert training["rc"] == 0, training
     assert training["killed"] in training["worker_nodes"] and training["killed"] != "127.0.0.2"
-    assert len(training["replaced"]) == 1, training["replaced"]
-    assert (
-        training["replaced"][0].startswith("rollout worker ")
-        and "replaced by pid" in (training["replaced"][0])
-    )
+    # One worker's node died: that worker, and only it, is replaced. Ray may place the first
+    # replacement on the dying node before the cluster has noticed (CI saw it once), so it
+    # can take more than one try — within MAX_FAILURES, each a new incarnation in turn.
+    replaced = training["replaced"]
+    assert 1 <= len(replaced) <= MAX_FAILURES, replaced
+    worker = training["worker_nodes"].index(training["killed"])
+    for incarnation, line in enumerate(replaced, start=1):
+        assert line.startswith(f"rollout worker {worker} died (pid "), replaced
+        assert "replaced by pid " in line and f"(incarnation {incarnation}, " in line, replaced
     assert training["global_step"] >= 4000  # every step of the run: nothing lost
