@@ -12,10 +12,20 @@ checkpoint's weight hash): rerun on the same weights — the same run resumed, a
 moved run directory — it plays only the missing games; on other weights (a run
 extended, a checkpoint overwritten) its old games are deleted and replayed,
 never mixed in (:func:`clear_stale`).
+
+With ``adjusted`` (the default; a training run's ``eval_adjusted``) the rows also carry the
+luck-adjusted mean score and its interval (``adjusted_mean_score``, ``adjusted_mean_score_ci``:
+the score less what the cards did, :mod:`craits.agents.luck`, summed as ``craits tournament``
+sums them) and the agent's row ``adjusted_width_ratio``, its interval's width over the plain
+``mean_score_ci``'s. A stored evaluation keeps the games' records in ``records.jsonl`` and
+their corrections in ``luck.jsonl`` (:func:`craits.agents.luck_tournament.tournament_luck`: a
+rerun computes nothing twice); in memory each game's corrections come from its record as it
+finishes.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
 import shutil
 from collections.abc import Callable
@@ -32,6 +42,8 @@ from craits.agents.duplicate_tournament import (
     results_in_order,
     run_games,
 )
+from craits.agents.luck import LuckEstimator
+from craits.agents.luck_tournament import tournament_luck
 from craits.agents.report import to_markdown, write_outputs
 from craits.agents.stats import summarize
 from craits_env import Rules
@@ -47,8 +59,9 @@ def eval_config(
     return TournamentConfig(specs, num_players, deals, EVAL_SEED, rules)
 
 
-def tournament_command(config: TournamentConfig) -> str:
-    """The ``craits tournament`` command that plays the same games."""
+def tournament_command(config: TournamentConfig, adjusted: bool = True) -> str:
+    """The ``craits tournament`` command that plays the same games (and, ``adjusted`` or not,
+    gives the same table)."""
     words = [
         "craits",
         "tournament",
@@ -66,6 +79,8 @@ def tournament_command(config: TournamentConfig) -> str:
             if isinstance(value, list):
                 value = ",".join(map(str, value))
             words += ["-r", f"{name}={str(value).lower() if isinstance(value, bool) else value}"]
+    if not adjusted:
+        words.append("--no-adjusted")
     return shlex.join(words) + " --out DIR"
 
 
@@ -93,40 +108,63 @@ def evaluate(
     record: bool = False,
     progress: Callable[[int, int], None] | None = None,
     on_stale: Callable[[str], None] | None = None,
+    adjusted: bool = True,
+    luck_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """The agent's and the opponent's rows of the table (:mod:`craits.agents.stats`).
 
     With ``out``, the games are stored and the usual outputs written there
-    (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` every game's
-    record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``, it plays
-    in memory.
+    (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` or ``adjusted``
+    every game's record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``,
+    it plays in memory.
     ``progress(done, total)`` is called as games finish; ``on_stale(reason)`` when ``out``
-    held another agent's games (deleted, replayed).
+    held another agent's games (deleted, replayed); ``adjusted``: the luck-adjusted figures
+    too (module docstring), ``luck_progress(done, total)`` called as a stored evaluation's
+    corrections are computed.
     Returns ``{"agent": row, "opponent": row, "summary": summary, "markdown": table}``.
     """
     config = identify(eval_config(checkpoint, opponent, num_players, rules, deals))
+    luck: dict[str, list[float]] = {}  # each game's corrections per seat, by key
     if out is None:
-        player = GamePlayer(config)
+        player = GamePlayer(config, record=adjusted)
+        estimator = LuckEstimator() if adjusted else None
         tasks = plan(config)
         games = []
         for task in tasks:
-            games.append(player.play(task))
+            game = player.play(task)
+            if estimator is not None:  # the record goes once its corrections are known
+                corrections = estimator.game(game.pop("record")).corrections
+                luck[game["key"]] = [float(x) for x in corrections]
+            games.append(game)
             if progress:
                 progress(len(games), len(tasks))
     else:
         reason = clear_stale(out, config)
         if reason and on_stale:
             on_stale(reason)
-        games = results_in_order(run_games(config, out, record=record, progress=progress), config)
-    summary = summarize(games, list(config.specs), config.seed)
+        stored = run_games(config, out, record=record or adjusted, progress=progress)
+        if adjusted:
+            luck = tournament_luck(config, out, stored, progress=luck_progress)
+        games = results_in_order(stored, config)
+    summary = summarize(games, list(config.specs), config.seed, luck=luck if adjusted else None)
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
-    command = tournament_command(config)
+    command = tournament_command(config, adjusted)
     if out is not None:
         write_outputs(summary, config.to_dict(), out, title, command)
     rows = {row["spec"]: row for row in summary["agents"]}
+    agent = rows[config.specs[0]]
+    if adjusted:
+        agent = {**agent, "adjusted_width_ratio": width_ratio(agent)}
     return {
-        "agent": rows[config.specs[0]],
+        "agent": agent,
         "opponent": rows[opponent],
         "summary": summary,
         "markdown": to_markdown(summary, title, command),
     }
+
+
+def width_ratio(row: dict[str, Any]) -> float:
+    """The width of a row's ``adjusted_mean_score_ci`` over its ``mean_score_ci``'s (NaN where
+    the plain interval has no width)."""
+    (lo, hi), (alo, ahi) = row["mean_score_ci"], row["adjusted_mean_score_ci"]
+    return (ahi - alo) / (hi - lo) if hi > lo else math.nan

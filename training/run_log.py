@@ -6,7 +6,9 @@ clipfrac,explained_variance}`` (and ``losses/hands`` with ``hands_coef > 0``),
 ``time/{env,encode,forward,update}`` (share of the training time),
 ``learner/{mean_hand_points,win_rate,mean_score,games}``,
 ``eval/<opponent>/{win_rate,win_rate_ci_lo,win_rate_ci_hi,mean_score,
-mean_score_ci_lo,mean_score_ci_hi,opponent_mean_score}``, ``pool/{<kind>_share,snapshots}``;
+mean_score_ci_lo,mean_score_ci_hi,opponent_mean_score}`` (and, with ``eval_adjusted``,
+``adjusted_mean_score``, ``adjusted_mean_score_ci_lo``, ``adjusted_mean_score_ci_hi`` and
+``adjusted_width_ratio``: :mod:`craits.training.evaluate`), ``pool/{<kind>_share,snapshots}``;
 the hyper-parameters as a text table; rollout workers' own on Ray
 (:mod:`craits.training.distributed`). The progress (:class:`craits.agents.progress.Progress`)
 is a live bar on a terminal and a plain line every 30 s anywhere else: a log file gets no
@@ -204,6 +206,11 @@ class RunLog:
         scalar(f"{tag}/mean_score_ci_lo", row["mean_score_ci"][0], step)
         scalar(f"{tag}/mean_score_ci_hi", row["mean_score_ci"][1], step)
         scalar(f"{tag}/opponent_mean_score", result["opponent"]["mean_score"], step)
+        if "adjusted_mean_score" in row:  # eval_adjusted: the luck-adjusted figures
+            scalar(f"{tag}/adjusted_mean_score", row["adjusted_mean_score"], step)
+            scalar(f"{tag}/adjusted_mean_score_ci_lo", row["adjusted_mean_score_ci"][0], step)
+            scalar(f"{tag}/adjusted_mean_score_ci_hi", row["adjusted_mean_score_ci"][1], step)
+            scalar(f"{tag}/adjusted_width_ratio", row["adjusted_width_ratio"], step)
         self.writer.flush()
 
     def lines(self, lines: Iterable[str]) -> None:

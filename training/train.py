@@ -283,7 +283,14 @@ def _evaluate(log: RunLog, path: Path, config: TrainConfig) -> dict[str, float]:
     """Evaluate ``path`` in memory against every eval opponent; the win rates (for the bar)."""
     rates = {}
     for opponent in config.eval_opponents:
-        result = evaluate(path, opponent, config.num_players, config.rules, config.eval_deals)
+        result = evaluate(
+            path,
+            opponent,
+            config.num_players,
+            config.rules,
+            config.eval_deals,
+            adjusted=config.eval_adjusted,
+        )
         log.evaluation(opponent, result)
         rates[opponent] = result["agent"]["win_rate"]
     return rates
@@ -310,7 +317,9 @@ def _final_evaluation(
     )
     for opponent in config.eval_opponents:
         target = out / "eval" / re.sub(r"[^\w.-]+", "_", opponent)
-        with Ticks(f"eval vs {opponent}", enabled=progress) as tick:  # no \r in a pipe
+        tick = Ticks(f"eval vs {opponent}", enabled=progress)  # no \r in a pipe
+        luck = Ticks(f"eval vs {opponent}: luck", enabled=progress)
+        with tick, luck:
 
             def stale(reason: str, target: Path = target) -> None:
                 echo(f"{target}: held another agent's games ({reason}); playing them again")
@@ -324,6 +333,8 @@ def _final_evaluation(
                 out=target,
                 progress=tick,
                 on_stale=stale,
+                adjusted=config.eval_adjusted,
+                luck_progress=luck,
             )
         log.evaluation(opponent, result)
         evaluations[opponent] = result
