@@ -1,0 +1,171 @@
+"""The report card's schema (craits/benchmark/card.schema.json) against the committed cards and
+the writer of their ``exploitability`` block (``craits exploit``'s results, put on a card by
+experiments/exploit_zoo.py): every committed card validates, and a block missing a key, with
+a key of the wrong type or a key the writer never writes does not."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from craits.benchmark import card as cards
+from craits.exploit import HELDOUT_SEED, estimates
+from experiments.exploit_zoo import card_entry
+
+ROOT = Path(__file__).resolve().parents[2]
+CARDS = sorted((ROOT / "experiments" / "results" / "benchmark").glob("*/*/card.json"))
+EXPLOIT_KEYS = {"budget", "seed", "heldout", "deals", "games", "best_response", "control", "gain"}
+ESTIMATE_KEYS = {"win_rate", "win_rate_ci", "mean_score", "mean_score_ci"}
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    loaded = json.loads(cards.SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(loaded)
+    return loaded
+
+
+def validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema())
+
+
+def block_validator() -> jsonschema.Draft202012Validator:
+    """The schema of a card's ``exploitability`` block alone (with the schema's definitions)."""
+    return jsonschema.Draft202012Validator(
+        {**schema()["properties"]["exploitability"], "$defs": schema()["$defs"]}
+    )
+
+
+@functools.cache
+def _exploit_card() -> str:
+    for path in CARDS:
+        text = path.read_text(encoding="utf-8")
+        if "exploitability" in json.loads(text):
+            return text
+    raise AssertionError("no committed card has an exploitability block")
+
+
+def exploit_card() -> dict[str, Any]:
+    """A committed card that carries the exploitability block (a fresh copy)."""
+    return json.loads(_exploit_card())
+
+
+@pytest.mark.parametrize(
+    "path", CARDS, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in CARDS]
+)
+def test_every_committed_card_validates(path: Path) -> None:
+    card = json.loads(path.read_text(encoding="utf-8"))
+    validator().validate(card)
+    block = card.get("exploitability")
+    if block is not None:  # the run was of this card's agent (exploit_zoo checks it too)
+        assert block["identity"] == card["agent"]["identity"]
+        assert block["games"] == block["deals"] * 4 and block["heldout"]["seed"] == HELDOUT_SEED
+
+
+def test_the_zoos_policy_members_carry_the_exploitability_block() -> None:
+    """The test above covers the block: the five policy members' cards have it."""
+    members = {p.parent.name for p in CARDS if "exploitability" in json.loads(p.read_text())}
+    assert members >= {"random", "greedy", "tactician", "expert", "champion"}
+
+
+def test_the_schema_names_every_key_the_writer_writes() -> None:
+    block = schema()["properties"]["exploitability"]
+    estimate = schema()["$defs"]["exploit_estimate"]
+    written = exploit_card()["exploitability"]
+    assert set(block["properties"]) == set(block["required"]) == set(written)
+    assert set(written) == EXPLOIT_KEYS | {"identity", "command"}
+    assert set(estimate["properties"]) == set(estimate["required"]) == ESTIMATE_KEYS
+    assert set(block["properties"]["heldout"]["required"]) == set(written["heldout"])
+    for key in ("best_response", "control", "gain"):
+        assert set(written[key]) == ESTIMATE_KEYS
+
+
+def _games(scores: list[float]) -> list[dict[str, Any]]:
+    """One 4-player deal under its 4 rotations; the policy (line-up position 0) scores each."""
+    games = []
+    for rotation, score in enumerate(scores):
+        seat = (-rotation) % 4
+        seats = [500.0] * 4
+        seats[seat] = score
+        winners = [seat] if score < 500 else [s for s in range(4) if s != seat]
+        games.append({"deal": 0, "rotation": rotation, "scores": seats, "winners": winners})
+    return games
+
+
+def test_a_block_made_by_the_writer_validates() -> None:
+    br = _games([400, 600, 450, 700]) + [{**g, "deal": 1} for g in _games([300, 520, 610, 490])]
+    control = _games([640, 610, 700, 480]) + [{**g, "deal": 1} for g in _games([520] * 4)]
+    result = {
+        "budget": 2_000_000,
+        "seed": 1,
+        "heldout": {"seed": HELDOUT_SEED, "deals": 2},
+        "identity": "greedy@1",
+        **estimates(br, control),
+    }
+    block = card_entry(result, "craits exploit greedy --budget 2M --deals 2")
+    block_validator().validate(block)
+    assert block["games"] == 8 and block["gain"]["win_rate"] > 0
+
+
+def _drop(*path: str) -> Callable[[dict[str, Any]], Any]:
+    def change(block: dict[str, Any]) -> Any:
+        inner = block
+        for key in path[:-1]:
+            inner = inner[key]
+        del inner[path[-1]]
+        return block
+
+    return change
+
+
+def _set(value: Any, *path: str) -> Callable[[dict[str, Any]], Any]:
+    def change(block: dict[str, Any]) -> Any:
+        inner = block
+        for key in path[:-1]:
+            inner = inner[key]
+        inner[path[-1]] = value
+        return block
+
+    return change
+
+
+BROKEN: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "no gain": _drop("gain"),
+    "no command": _drop("command"),
+    "no identity": _drop("identity"),
+    "no held-out deals": _drop("heldout", "deals"),
+    "no control win rate interval": _drop("control", "win_rate_ci"),
+    "gain a number": _set(0.01, "gain"),
+    "gain's mean score a string": _set("-3.4", "gain", "mean_score"),
+    "best response's win rate null": _set(None, "best_response", "win_rate"),
+    "an interval of three": _set([-0.1, 0.0, 0.1], "gain", "win_rate_ci"),
+    "budget a fraction": _set(2e6 + 0.5, "budget"),
+    "budget zero": _set(0, "budget"),
+    "games a string": _set("800", "games"),
+    "held-out seed a string": _set("20260041", "heldout", "seed"),
+    "a key no writer writes": _set({"mean": 0.0}, "paired"),
+    "an estimate's unknown key": _set(600.0, "control", "median"),
+    "a list": lambda block: [block],
+}
+
+
+@pytest.mark.parametrize("why", list(BROKEN))
+def test_a_broken_exploitability_block_fails_validation(why: str) -> None:
+    block = exploit_card()["exploitability"]
+    block_validator().validate(copy.deepcopy(block))  # whole, it validates
+    with pytest.raises(jsonschema.ValidationError):
+        block_validator().validate(BROKEN[why](block))
+
+
+def test_a_card_whose_exploitability_lacks_its_gain_fails_as_a_whole() -> None:
+    card = exploit_card()
+    del card["exploitability"]["gain"]
+    with pytest.raises(jsonschema.ValidationError, match="'gain' is a required property"):
+        validator().validate(card)
