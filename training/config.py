@@ -122,8 +122,8 @@ class TrainConfig:
     """deals of the final evaluation, whose tables are printed (0: none)"""
     eval_opponents: tuple[str, ...] = ("greedy", "tactician", "expert")
     """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
-    eval_adjusted: bool = True
-    """evaluations add the luck-adjusted mean score and its interval (docs/luck.md; off: faster)"""
+    eval_adjusted: bool = False
+    """evaluations add the luck-adjusted mean score and its interval (docs/luck.md; costly)"""
     device: Device = "auto"
     """auto (CUDA when available), cpu or cuda: where the update runs"""
 

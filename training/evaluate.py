@@ -17,10 +17,10 @@ With ``adjusted`` (the default; a training run's ``eval_adjusted``) the rows als
 luck-adjusted mean score and its interval (``adjusted_mean_score``, ``adjusted_mean_score_ci``:
 the score less what the cards did, :mod:`craits.agents.luck`, summed as ``craits tournament``
 sums them) and the agent's row ``adjusted_width_ratio``, its interval's width over the plain
-``mean_score_ci``'s. A stored evaluation keeps the games' records in ``records.jsonl`` and
-their corrections in ``luck.jsonl`` (:func:`craits.agents.luck_tournament.tournament_luck`: a
-rerun computes nothing twice); in memory each game's corrections come from its record as it
-finishes.
+``mean_score_ci``'s. A stored evaluation keeps the games' corrections in ``luck.jsonl``
+(:func:`craits.agents.luck_tournament.tournament_luck`: a rerun computes nothing twice; the
+records they came from in ``records.jsonl`` only with ``record``); in memory each game's
+corrections come from its record as it finishes.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from craits.agents.duplicate_tournament import (
+    RECORDS_FILE,
     GamePlayer,
     ResultStore,
     TournamentConfig,
@@ -145,6 +146,8 @@ def evaluate(
         stored = run_games(config, out, record=record or adjusted, progress=progress)
         if adjusted:
             luck = tournament_luck(config, out, stored, progress=luck_progress)
+            if not record:  # luck.jsonl keeps what counts; a game missing there is replayed
+                (out / RECORDS_FILE).unlink(missing_ok=True)
         games = results_in_order(stored, config)
     summary = summarize(games, list(config.specs), config.seed, luck=luck if adjusted else None)
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"

@@ -107,6 +107,7 @@ def test_stored_evaluation_keeps_corrections_and_a_rerun_computes_nothing(
     lines = [json.loads(line) for line in (out / "luck.jsonl").read_text().splitlines()]
     assert {line["key"]: line["corrections"] for line in lines} == luck
     assert {line["model"] for line in lines} == {LuckEstimator().model_id}
+    assert not (out / "records.jsonl").exists()  # luck.jsonl keeps what counts
     stored = json.loads((out / "results.json").read_text())
     row = next(r for r in stored["agents"] if r["spec"] == f"ppo:{ckpt}")
     assert row["adjusted_mean_score"] == first["agent"]["adjusted_mean_score"]
@@ -133,7 +134,7 @@ def test_the_reproducing_command_says_whether_the_table_is_adjusted() -> None:
 
 
 def test_eval_adjusted_is_a_checked_config_key() -> None:
-    assert tiny().eval_adjusted is True and tiny(eval_adjusted=False).eval_adjusted is False
+    assert tiny().eval_adjusted is False and tiny(eval_adjusted=True).eval_adjusted is True
     with pytest.raises(ValueError, match=r"^config eval_adjusted: .*") as info:
         tiny(eval_adjusted="sometimes")
     assert "\n" not in str(info.value)

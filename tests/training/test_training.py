@@ -494,8 +494,6 @@ def test_smoke_run_writes_events_checkpoints_and_the_final_table(smoke_run: Path
         "eval/greedy/win_rate",
         "eval/greedy/win_rate_ci_lo",
         "eval/greedy/mean_score",
-        "eval/greedy/adjusted_mean_score",
-        "eval/greedy/adjusted_mean_score_ci_lo",
         "pool/self_share",
         "pool/greedy_share",
         "pool/past_share",
