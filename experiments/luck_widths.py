@@ -8,9 +8,13 @@ bootstrap intervals over deals (2,000 resamples, every rotation of a deal togeth
 report card's) of the plain and the adjusted mean score, and of the paired estimate against
 ``expert`` plain and adjusted, are compared. Also: the mean correction per game with its
 interval (zero if the estimator is unbiased) and the plain and adjusted means' agreement.
-Writes ``experiments/results/luck/widths.md`` and ``widths.json``. Usage::
+Writes ``experiments/results/luck/widths.md`` and ``widths.json``; with ``--cards`` (the
+cards' 1,000 deals), each committed card's entry against ``expert`` on the standard table is
+made again by the card's own code with the corrections, checked figure for figure against the
+committed one, and written with its adjusted figures (``card.json``, ``.md``, ``.png``).
+Usage::
 
-    python experiments/luck_widths.py --deals 1000 --workers 2
+    python experiments/luck_widths.py --deals 1000 --workers 2 --keep runs/luck/widths --cards
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ import numpy as np
 
 from craits.agents.duplicate_tournament import GamePlayer, identify, plan
 from craits.agents.luck import LuckEstimator
-from craits.benchmark.card import agent_seat
+from craits.benchmark.card import Matchup, agent_seat, matchup_entry
 from craits.benchmark.deal_sets import first_deals, load
+from craits.benchmark.evaluate import write
 
 OUT = Path("experiments/results/luck")
 CARDS = Path("experiments/results/benchmark/v1")
@@ -34,8 +39,9 @@ AGENTS = ("random", "greedy", "tactician", "expert", "champion")
 RESAMPLES = 2000
 
 
-def _games(job: tuple[str, int, int, int]) -> list[tuple[int, int, float, list[float]]]:
-    """(deal, rotation, the agent's score, every seat's correction) of deals lo..hi."""
+def _games(job: tuple[str, int, int, int]) -> list[dict]:
+    """Deals lo..hi's games (the tournament's result, less its record) with ``luck``: every
+    seat's correction."""
     spec, deals, lo, hi = job
     deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
     config = identify(deal_set.config((spec, "expert", "expert", "expert")))
@@ -46,10 +52,7 @@ def _games(job: tuple[str, int, int, int]) -> list[tuple[int, int, float, list[f
         if lo <= task.deal < hi:
             result = player.play(task)
             luck = estimator.game(result.pop("record"))
-            seat = agent_seat(result)
-            out.append(
-                (task.deal, task.rotation, float(result["scores"][seat]), luck.corrections[seat])
-            )
+            out.append({**result, "luck": [float(x) for x in luck.corrections]})
     return out
 
 
@@ -58,19 +61,84 @@ def interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def measure(specs: list[str], deals: int, workers: int) -> dict[str, dict]:
+def measure(specs: list[str], deals: int, workers: int, keep: Path | None) -> dict[str, dict]:
+    """Each agent's games with their corrections; with ``keep``, read from and written to
+    ``keep/SPEC-DEALS-MODEL.json`` (a rerun plays nothing twice)."""
     found: dict[str, dict] = {}
     chunk = 25
+    model = LuckEstimator().model_id
     with mp.get_context("spawn").Pool(workers) as pool:
         for spec in specs:
             start = time.monotonic()
-            jobs = [(spec, deals, lo, min(lo + chunk, deals)) for lo in range(0, deals, chunk)]
-            rows = sorted(r for part in pool.imap(_games, jobs) for r in part)
-            score = np.array([r[2] for r in rows]).reshape(deals, 4)
-            corr = np.array([r[3] for r in rows]).reshape(deals, 4)
-            found[spec] = {"score": score, "correction": corr, "seconds": time.monotonic() - start}
-            print(f"{spec}: {len(rows)} games in {found[spec]['seconds']:.0f} s", flush=True)
+            cached = None if keep is None else keep / f"{spec}-{deals}-{model}.json"
+            if cached is not None and cached.is_file():
+                games = json.loads(cached.read_text())
+            else:
+                jobs = [(spec, deals, lo, min(lo + chunk, deals)) for lo in range(0, deals, chunk)]
+                games = sorted(
+                    (g for part in pool.imap(_games, jobs) for g in part),
+                    key=lambda g: (g["deal"], g["rotation"]),
+                )
+                if cached is not None:
+                    cached.parent.mkdir(parents=True, exist_ok=True)
+                    cached.write_text(json.dumps(games))
+            seats = [agent_seat(g) for g in games]
+            score = np.array([g["scores"][s] for g, s in zip(games, seats, strict=True)], float)
+            corr = np.array([g["luck"][s] for g, s in zip(games, seats, strict=True)])
+            found[spec] = {
+                "games": games,
+                "score": score.reshape(deals, 4),
+                "correction": corr.reshape(deals, 4),
+                "seconds": time.monotonic() - start,
+            }
+            print(f"{spec}: {len(games)} games in {found[spec]['seconds']:.0f} s", flush=True)
     return found
+
+
+def write_cards(found: dict[str, dict], deals: int) -> list[str]:
+    """Each committed card's entry against ``expert`` on the standard table, made again from
+    these games by the card's own code (:func:`craits.benchmark.card.matchup_entry`) with the
+    luck corrections: every figure but the adjusted ones must come out as committed (the same
+    games, the same resamples), else nothing is written. The cards (``card.json``, ``.md``,
+    ``.png``) are written again with the adjusted figures; returns what was written."""
+    deal_set = load("v1", "standard_4p")
+    if deals != deal_set.deals:
+        raise SystemExit(f"--cards needs the cards' {deal_set.deals} deals, not --deals {deals}")
+    reference = found["expert"]["games"]
+    written = []
+    for spec, f in found.items():
+        path = CARDS / spec / "card.json"
+        if not path.is_file():
+            continue
+        card = json.loads(path.read_text())
+        entries = card["tables"][0]["opponents"]
+        k = next(
+            i
+            for i, o in enumerate(entries)
+            if o["opponent"] == "expert" and o["deal_set"] == "standard_4p"
+        )
+        old = entries[k]
+        matchup = Matchup(
+            "expert", old["identity"], f["games"], None if spec == "expert" else reference
+        )
+        new = {**matchup_entry(matchup, deal_set.seed), "deal_set": old["deal_set"]}
+        plain = {key: v for key, v in new.items() if key != "adjusted"}
+        if plain.get("paired"):
+            plain["paired"] = {
+                key: v for key, v in plain["paired"].items() if not key.startswith("adjusted")
+            }
+        kept = {key: v for key, v in old.items() if key != "adjusted"}
+        if kept.get("paired"):
+            kept["paired"] = {
+                key: v for key, v in kept["paired"].items() if not key.startswith("adjusted")
+            }
+        if plain != kept:
+            differ = sorted(key for key in kept if plain.get(key) != kept[key])
+            raise SystemExit(f"{path}: these games do not give the committed entry ({differ})")
+        entries[k] = new
+        write(card, path.parent)
+        written.append(str(path.parent))
+    return written
 
 
 def committed_scores(spec: str, deals: int) -> np.ndarray | None:
@@ -89,9 +157,18 @@ def main() -> None:
     parser.add_argument("--agents", nargs="+", default=list(AGENTS))
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--cards",
+        action="store_true",
+        help="write the adjusted figures into the committed cards' entries against expert "
+        "(checked: every other figure as committed; needs the cards' 1,000 deals)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="a folder to keep each agent's games in (a rerun reuses them)"
+    )
     args = parser.parse_args()
     specs = list(dict.fromkeys(["expert", *args.agents]))
-    found = measure(specs, args.deals, args.workers)
+    found = measure(specs, args.deals, args.workers, args.keep)
     idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
     ref = found["expert"]
     ref_adj = (ref["score"] - ref["correction"]).mean(axis=1)
@@ -163,6 +240,9 @@ def main() -> None:
     (OUT / "widths.md").write_text(text)
     (OUT / "widths.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(text)
+    if args.cards:
+        for folder in write_cards(found, args.deals):
+            print(f"wrote {folder}/card.json, card.md, card.png")
 
 
 if __name__ == "__main__":
