@@ -21,6 +21,9 @@ DEFAULT_CLIENT_RATE = 100.0
 DEFAULT_CLIENT_GAMES = 30
 DEFAULT_CLIENT_CONNECTIONS = 64
 DEFAULT_CLIENT_HELD = 20
+DEFAULT_CLIENT_NETWORK = (24, 64)  # craits.web.clients.V4_PREFIX, V6_PREFIX
+DEFAULT_NEARLY_FULL = 0.8  # craits.web.sessions.NEARLY_FULL
+DEFAULT_FULL_SHARE = 0.01  # craits.web.sessions.FULL_SHARE
 DEFAULT_CLIENT_THINK = 120.0
 DEFAULT_MOVE_SECONDS = 120.0
 DEFAULT_KEEP_DAYS = 7.0
@@ -191,6 +194,33 @@ def add_parser(sub: Any) -> None:
         f"beyond: 503 (default {DEFAULT_CLIENT_CONNECTIONS}; 0: no limit)",
     )
     serve.add_argument(
+        "--client-network",
+        type=networks,
+        default=DEFAULT_CLIENT_NETWORK,
+        metavar="V4,V6",
+        help="the addresses of one IPv4 /V4 or IPv6 /V6 network are one client for every "
+        "per-client limit (default {},{}; 32,128: each address alone)".format(
+            *DEFAULT_CLIENT_NETWORK
+        ),
+    )
+    serve.add_argument(
+        "--nearly-full",
+        type=share,
+        default=DEFAULT_NEARLY_FULL,
+        metavar="F",
+        help="once the games in play reach this share of --max-games, a client holding "
+        f"--full-share of them may start no more (default {DEFAULT_NEARLY_FULL:g}; 1: only at "
+        "the cap)",
+    )
+    serve.add_argument(
+        "--full-share",
+        type=share,
+        default=DEFAULT_FULL_SHARE,
+        metavar="F",
+        help="the share of --max-games (at least one game) a client may hold once the server "
+        f"is nearly full; beyond: 429 (default {DEFAULT_FULL_SHARE:g})",
+    )
+    serve.add_argument(
         "--trusted-proxy",
         type=address,
         default=None,
@@ -230,6 +260,27 @@ def count(text: str) -> int:
     if v < 0:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an int >= 0")
     return v
+
+
+def share(text: str) -> float:
+    try:
+        v = float(text) if text.strip().isascii() else -1.0
+    except ValueError:
+        v = -1.0
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a number in (0, 1]")
+    return v
+
+
+def networks(text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    found = [int(p) if p.isascii() and p.isdigit() and len(p) <= 3 else -1 for p in parts]
+    if len(found) != 2 or not (0 <= found[0] <= 32 and 0 <= found[1] <= 128):
+        raise argparse.ArgumentTypeError(
+            f"invalid networks {text!r}: expected V4,V6 prefixes, 0 to 32 and 0 to 128 "
+            "(such as 24,64)"
+        )
+    return found[0], found[1]
 
 
 def address(text: str) -> str:
@@ -288,7 +339,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             burst=max(1, math.ceil(2 * args.client_rate)),
             games_per_minute=args.client_games,
             trusted_proxy=args.trusted_proxy,
+            v4_prefix=args.client_network[0],
+            v6_prefix=args.client_network[1],
         ),
+        nearly_full=args.nearly_full,
+        full_share=args.full_share,
     )
     try:
         app = create_app(settings)
@@ -320,6 +375,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             log=args.log,
             connections_per_client=args.client_connections,
             trusted_proxy=args.trusted_proxy,
+            networks=args.client_network,
         )
     print("Craits: stopped.", flush=True)
     return 0

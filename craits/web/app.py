@@ -108,10 +108,12 @@ from .requests import (
 from .sessions import (
     CLIENT_GAMES,
     CLIENT_THINK,
+    FULL_SHARE,
     HELD_DECISIONS,
     IDLE_SECONDS,
     KEEP_SECONDS,
     MAX_GAMES,
+    NEARLY_FULL,
     SessionStore,
     StoreLimits,
 )
@@ -152,6 +154,10 @@ class Settings:
     ``":memory:"``: none survives the process)"""
     max_games: int = MAX_GAMES
     """games in play at once, over all clients (503 beyond), and games held in memory"""
+    nearly_full: float = NEARLY_FULL
+    """the share of ``max_games`` in play from which a client may hold only ``full_share``"""
+    full_share: float = FULL_SHARE
+    """the share of ``max_games`` one client may hold once the server is nearly full"""
     idle_seconds: float = IDLE_SECONDS
     """a game that has not moved for this long stops counting against the caps"""
     keep_seconds: float = KEEP_SECONDS
@@ -211,6 +217,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         thinkers,
         StoreLimits(
             max_games=settings.max_games,
+            nearly_full=settings.nearly_full,
+            full_share=settings.full_share,
             idle_seconds=settings.idle_seconds,
             keep_seconds=settings.keep_seconds,
             client_games=settings.client_games,
@@ -221,7 +229,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     library = Library(settings.games_dir, settings.record_dirs, settings.result_dirs)
     extra_specs = tuple(settings.agents)
-    proxy = settings.client_limits.trusted_proxy if settings.client_limits else None
+    limits = settings.client_limits or ClientLimits()  # who a client is (its network)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -296,7 +304,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def new_game(request: Request, body: JsonBody = None) -> dict[str, str]:
         check_new_game_body(body, extra_specs)
         asked = check_new_game(parse_new_game(body, extra_specs), extra_specs)
-        session = await store.create(asked, client_of(request.scope, proxy))
+        session = await store.create(asked, client_of(request.scope, limits))
         return {"game_id": session.game_id, "token": session.token}
 
     @app.get("/api/games/{game_id}")
@@ -359,7 +367,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         folders = (str(settings.games_dir), tuple(str(d) for d in settings.record_dirs))
         now = int(time.monotonic() / SCAN_TTL)  # the same page asked at once: made once
         status, body = await readers.answer(
-            client_of(request.scope, proxy),
+            client_of(request.scope, limits),
             ("records", offset, limit, now),
             listing_answer,
             *folders,
@@ -374,7 +382,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         readers (craits.web.readers: off this process, once, a fair share per client)."""
         path = await asyncio.to_thread(library.record_path, file)
         key = (kind, *stamp(path), file, *args)
-        client = client_of(request.scope, proxy)
+        client = client_of(request.scope, limits)
         status, body = await readers.answer(client, key, make, str(path), file, *args)
         return Response(body, status_code=status, media_type="application/json")
 

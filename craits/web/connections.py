@@ -10,7 +10,7 @@ failed ``accept()`` (thousands a second). Here:
   :data:`DESCRIPTOR_RESERVE` of the descriptor limit, so that descriptors stay for files
   and answers; a burst of connections may still exhaust them for a moment, and asyncio's
   failed ``accept()`` is then logged once per :data:`QUIET_SECONDS`) and per client — its
-  address's /24 or /64 network, :func:`craits.web.clients.client_group` —
+  address's /24 or /64 network by default, :func:`craits.web.clients.client_group` —
   (``connections_per_client``); a connection beyond either is answered **503**
   ``{"error": …}`` and closed at once, freeing its descriptor. When the server holds its
   maximum, a newcomer first takes the place of the oldest idle connection of the client
@@ -41,7 +41,7 @@ from urllib.parse import unquote_plus
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .clients import client_group
+from .clients import V4_PREFIX, V6_PREFIX, check_prefixes, client_group
 from .errors import one_line
 
 MAX_CONNECTIONS = 1000
@@ -83,9 +83,12 @@ def protocol_class(
     connections_per_client: int = CONNECTIONS_PER_CLIENT,
     header_timeout: float = HEADER_TIMEOUT,
     exempt: str | None = None,
+    networks: tuple[int, int] = (V4_PREFIX, V6_PREFIX),
 ) -> type[H11Protocol]:
     """An h11 protocol class for one server (see the module docstring); ``0`` connections
-    per client: no per-client cap; ``exempt``: an address without one (a trusted proxy)."""
+    per client: no per-client cap; ``exempt``: an address without one (a trusted proxy);
+    ``networks``: the IPv4 and IPv6 prefixes of a client's network."""
+    check_prefixes(*networks)
     limit = connection_limit() if max_connections is None else max_connections
     held: dict[str, int] = {}  # connections by client (its network), of this server
     members: dict[str, dict[Any, None]] = {}  # the connections of each client, oldest first
@@ -103,7 +106,8 @@ def protocol_class(
         503,
         "Service Unavailable",
         f"at most {connections_per_client} "
-        "connections at once from one client (an address's /24 or /64 network): reuse one "
+        f"connections at once from one client (an address's /{networks[0]} or /{networks[1]} "
+        "network): reuse one "
         "(keep-alive)",
     )
 
@@ -115,7 +119,7 @@ def protocol_class(
             super().connection_made(transport)
             address = str(self.client[0]) if self.client else "unknown"
             per_client = connections_per_client > 0 and address != exempt
-            group = address if address == exempt else client_group(address)
+            group = address if address == exempt else client_group(address, *networks)
             if len(self.connections) > limit and not self._make_room(group):
                 self._refuse(full)
             elif per_client and held.get(group, 0) >= connections_per_client:

@@ -2,7 +2,7 @@
 
 Three ASGI middlewares, each refusing with ``{"error": "one line"}`` (:mod:`craits.web.errors`):
 
-- :class:`ClientRateLimit` — per client (its address's /24 or /64 network,
+- :class:`ClientRateLimit` — per client (its address's /24 or /64 network by default,
   :func:`client_group`; behind ``--trusted-proxy ADDR``, of the address that proxy puts
   last in ``X-Forwarded-For``): at most ``requests_per_second``
   requests a second (a token bucket holding ``burst``), and at most ``games_per_minute``
@@ -47,7 +47,7 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .clients import client_group
+from .clients import V4_PREFIX, V6_PREFIX, check_prefixes, client_group
 from .connections import MAX_HEADER_BYTES
 from .errors import send_error
 
@@ -77,8 +77,13 @@ class ClientLimits:
     games_per_minute: int = GAMES_PER_MINUTE
     trusted_proxy: str | None = None
     """the address of a reverse proxy whose ``X-Forwarded-For`` names the client"""
+    v4_prefix: int = V4_PREFIX
+    """IPv4 addresses of one /v4_prefix network are one client"""
+    v6_prefix: int = V6_PREFIX
+    """IPv6 addresses of one /v6_prefix network are one client"""
 
     def __post_init__(self) -> None:
+        check_prefixes(self.v4_prefix, self.v6_prefix)
         if not self.requests_per_second >= 0 or not math.isfinite(self.requests_per_second):
             raise ValueError(
                 f"requests_per_second: got {self.requests_per_second!r}, allowed "
@@ -100,9 +105,13 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def client_of(scope: Scope, trusted_proxy: str | None = None) -> str:
-    """The client of a request: :func:`client_group` of :func:`client_address`."""
-    return client_group(client_address(scope, trusted_proxy))
+def client_of(scope: Scope, limits: ClientLimits | None = None) -> str:
+    """The client of a request: :func:`client_group` of :func:`client_address`, as
+    ``limits`` (its trusted proxy, its networks' prefixes; default :class:`ClientLimits`)
+    says."""
+    limits = limits or ClientLimits()
+    address = client_address(scope, limits.trusted_proxy)
+    return client_group(address, limits.v4_prefix, limits.v6_prefix)
 
 
 def client_address(scope: Scope, trusted_proxy: str | None = None) -> str:
@@ -197,7 +206,7 @@ class ClientRateLimit:
             await self.app(scope, receive, send)
             return
         limits = self.limits
-        client = client_of(scope, limits.trusted_proxy)
+        client = client_of(scope, limits)
         if limits.requests_per_second > 0:
             wait = self._requests.take(client)
             if wait > 0:

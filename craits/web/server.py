@@ -14,6 +14,7 @@ from typing import Any
 
 import uvicorn
 
+from .clients import V4_PREFIX, V6_PREFIX
 from .connections import (
     CONNECTIONS_PER_CLIENT,
     KEEP_ALIVE,
@@ -63,11 +64,15 @@ def make_server(
     log: bool = False,
     connections_per_client: int = CONNECTIONS_PER_CLIENT,
     trusted_proxy: str | None = None,
+    networks: tuple[int, int] = (V4_PREFIX, V6_PREFIX),
 ) -> uvicorn.Server:
     """A uvicorn server for ``app`` guarded as :mod:`craits.web.connections` says;
     ``log``: uvicorn's request log (tokens redacted); ``connections_per_client`` 0: no
-    per-client cap; ``trusted_proxy``: an address without one."""
-    http = protocol_class(connections_per_client=connections_per_client, exempt=trusted_proxy)
+    per-client cap; ``trusted_proxy``: an address without one; ``networks``: the IPv4 and
+    IPv6 prefixes of a client's network."""
+    http = protocol_class(
+        connections_per_client=connections_per_client, exempt=trusted_proxy, networks=networks
+    )
     config = uvicorn.Config(
         app,
         http=http,
@@ -98,11 +103,13 @@ def serve(
     log: bool = False,
     connections_per_client: int = CONNECTIONS_PER_CLIENT,
     trusted_proxy: str | None = None,
+    networks: tuple[int, int] = (V4_PREFIX, V6_PREFIX),
 ) -> None:
     """Serve ``app`` on ``sock`` until Ctrl-C (then close the socket); the limits as in
     :func:`make_server`."""
     try:
-        make_server(app, log, connections_per_client, trusted_proxy).run(sockets=[sock])
+        server = make_server(app, log, connections_per_client, trusted_proxy, networks)
+        server.run(sockets=[sock])
     finally:
         sock.close()
 

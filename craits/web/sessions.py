@@ -59,9 +59,11 @@ store, and goes on when its player comes back)."""
 NEARLY_FULL = 0.8
 """Once the games in play reach this share of ``max_games``, a client holding
 :data:`FULL_SHARE` of them or more may start no more: the last fifth of the room is kept
-for clients holding few (issue 43: 26 addresses filled the cap in 3.8 s)."""
+for clients holding few (issue 43: 26 addresses filled the cap in 3.8 s; ``craits serve
+--nearly-full``)."""
 FULL_SHARE = 0.01
-"""The share of ``max_games`` a client may hold once the server is nearly full (5 of 500)."""
+"""The share of ``max_games`` a client may hold once the server is nearly full (5 of 500;
+``craits serve --full-share``)."""
 KEEP_SECONDS = 7 * 86400
 """A game that has not moved for this long leaves the store (``craits serve --keep-days``)."""
 CLIENT_GAMES = 20
@@ -269,8 +271,15 @@ class StoreLimits:
     held_decisions: int = HELD_DECISIONS
     """decisions of the games held in memory, in all (beyond, the least recently used
     leave memory, not the store)"""
+    nearly_full: float = NEARLY_FULL
+    """the share of ``max_games`` in play from which a client may hold only ``full_share``"""
+    full_share: float = FULL_SHARE
+    """the share of ``max_games`` (at least one game) one client may hold once nearly full"""
 
     def __post_init__(self) -> None:
+        for name in ("nearly_full", "full_share"):
+            if not 0 < getattr(self, name) <= 1:
+                raise ValueError(f"{name}: got {getattr(self, name)!r}, allowed 0 < x <= 1")
         for name in ("max_games", "idle_seconds", "keep_seconds", "held_decisions"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: got {getattr(self, name)!r}, allowed a number > 0")
@@ -341,8 +350,8 @@ class SessionStore:
                 f"this client holds {held} games in play, its limit (craits serve "
                 "--client-held): finish or resign one first",
             )
-        share = max(1, math.ceil(limits.max_games * FULL_SHARE))
-        if db.live(since) + starting >= limits.max_games * NEARLY_FULL and mine >= share:
+        share = max(1, math.ceil(limits.max_games * limits.full_share))
+        if db.live(since) + starting >= limits.max_games * limits.nearly_full and mine >= share:
             raise ApiError(
                 429,
                 f"the server is nearly full ({limits.max_games} games at most) and this "

@@ -14,9 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from craits.web import sessions
+from craits.web import connections, sessions
 from craits.web.app import Settings, create_app
 from craits.web.clients import client_group
+from craits.web.limits import ClientLimits
 from craits.web.requests import ApiError
 
 from .test_web_hostile import _read_all, guarded
@@ -32,6 +33,19 @@ def test_the_addresses_of_one_network_are_one_client() -> None:
     assert client_group("::ffff:10.1.2.3") == "10.1.2.0/24"
     assert client_group("[::1]") == "::/64"
     assert client_group("testclient") == "testclient"
+
+
+def test_an_operator_sets_the_networks_of_a_client() -> None:
+    """``craits serve --client-network V4,V6``: wider or narrower networks, or each alone."""
+    assert client_group("10.1.2.3", 16, 48) == client_group("10.1.200.9", 16, 48) == "10.1.0.0/16"
+    assert client_group("2001:db8:1:2::1", 16, 48) == "2001:db8:1::/48"
+    assert client_group("::ffff:10.1.2.3", 16, 48) == "10.1.0.0/16"
+    assert client_group("127.0.0.1", 32, 128) != client_group("127.0.0.2", 32, 128)
+    assert client_group("::1", 32, 128) == "::1/128"
+    with pytest.raises(ValueError, match=r"^client network prefixes: got /33 and /64, allowed"):
+        ClientLimits(v4_prefix=33)
+    with pytest.raises(ValueError, match=r"^client network prefixes: got /24 and /129, allowed"):
+        connections.protocol_class(networks=(24, 129))
 
 
 def test_26_addresses_of_one_network_hold_one_clients_games(tmp_path: Path) -> None:
@@ -55,6 +69,26 @@ def test_26_addresses_of_one_network_hold_one_clients_games(tmp_path: Path) -> N
     assert statuses[:5] == [201] * 5 and set(statuses[5:26]) == {429} and statuses[26] == 201
 
 
+def test_with_each_address_its_own_network_26_addresses_are_26_clients(tmp_path: Path) -> None:
+    """The same 26 addresses under ``--client-network 32,128``: each holds its own games."""
+    networks = ClientLimits(requests_per_second=0, games_per_minute=0, v4_prefix=32)
+    app = create_app(
+        Settings(games_dir=tmp_path, store=":memory:", client_games=1, client_limits=networks)
+    )
+
+    async def main() -> list[int]:
+        statuses = []
+        for i in range(1, 27):
+            transport = httpx.ASGITransport(app=app, client=(f"10.9.8.{i}", 40000 + i))
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                for seed in (i, i + 100):  # the second one is over this address's own cap
+                    r = await http.post("/api/games", json={"opponents": ["random"], "seed": seed})
+                    statuses.append(r.status_code)
+        return statuses
+
+    assert asyncio.run(main()) == [201, 429] * 26
+
+
 def test_a_client_holding_its_share_is_refused_once_the_server_is_nearly_full() -> None:
     clock = Clock()
     store = make_store(clock=clock, max_games=10, client_games=0, idle_seconds=60)
@@ -72,6 +106,26 @@ def test_a_client_holding_its_share_is_refused_once_the_server_is_nearly_full() 
     assert full.value.status == 503  # full: nobody (no game dropped)
     clock.now += 61  # idle games stop counting
     run(store.create(new(), "A"))
+
+
+def test_the_nearly_full_threshold_and_the_share_are_the_operators() -> None:
+    """``craits serve --nearly-full 0.5 --full-share 0.2`` with 10 games at most: from 5 in
+    play a client holding 2 may start no more."""
+    store = make_store(
+        max_games=10, client_games=0, idle_seconds=60, nearly_full=0.5, full_share=0.2
+    )
+    for client in "AAAAA":
+        run(store.create(new(), client))  # 5 in play: A alone before the threshold
+    with pytest.raises(ApiError) as refused:
+        run(store.create(new(), "A"))
+    assert refused.value.status == 429 and "at most 2 each" in refused.value.message
+    run(store.create(new(), "B"))
+    run(store.create(new(), "B"))  # B holds its 2
+    with pytest.raises(ApiError, match="nearly full"):
+        run(store.create(new(), "B"))
+    for name, value in (("nearly_full", 0.0), ("full_share", 1.5)):
+        with pytest.raises(ValueError, match=rf"^{name}: got {value}, allowed 0 < x <= 1$"):
+            sessions.StoreLimits(**{name: value})
 
 
 @pytest.mark.slow
@@ -98,3 +152,22 @@ def test_a_newcomer_takes_the_place_of_an_idle_connection_of_the_client_holding_
             assert _read_all(same, 5).startswith(b"HTTP/1.1 503 ")  # its own client: no
         for s in held:
             s.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("networks", [(24, 64), (32, 128)])
+def test_the_connection_cap_counts_by_the_operators_networks(networks: tuple[int, int]) -> None:
+    """One connection per client: 127.0.0.9's second connection is refused as one of
+    127.0.0.1's client under /24, and served as its own client under /32."""
+    with guarded(connections_per_client=1, header_timeout=30, networks=networks) as port:
+        first = socket.create_connection(("127.0.0.1", port), 5)
+        first.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\n")  # held open
+        time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", port), 5, ("127.0.0.9", 0)) as other:
+            other.sendall(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answer = _read_all(other, 5)
+        first.close()
+    if networks == (24, 64):
+        assert answer.startswith(b"HTTP/1.1 503 ") and b"/24 or /64 network" in answer, answer
+    else:
+        assert answer.startswith(b"HTTP/1.1 200 "), answer

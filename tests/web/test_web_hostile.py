@@ -38,6 +38,7 @@ from craits.commands import serve as serve_command
 from craits.web import (
     app,
     bots,
+    clients,
     connections,
     errors,
     folder_scan,
@@ -524,6 +525,9 @@ def test_the_defaults_of_craits_serve_are_those_of_the_limits() -> None:
     assert serve_command.DEFAULT_CLIENT_GAMES == limits.GAMES_PER_MINUTE
     assert serve_command.DEFAULT_CLIENT_CONNECTIONS == connections.CONNECTIONS_PER_CLIENT
     assert serve_command.DEFAULT_CLIENT_HELD == sessions.CLIENT_GAMES
+    assert serve_command.DEFAULT_CLIENT_NETWORK == (clients.V4_PREFIX, clients.V6_PREFIX)
+    assert serve_command.DEFAULT_NEARLY_FULL == sessions.NEARLY_FULL
+    assert serve_command.DEFAULT_FULL_SHARE == sessions.FULL_SHARE
     assert serve_command.DEFAULT_CLIENT_THINK == sessions.CLIENT_THINK
     assert serve_command.DEFAULT_KEEP_DAYS * 86400 == sessions.KEEP_SECONDS
     assert serve_command.DEFAULT_MOVE_SECONDS == bots.MOVE_SECONDS
@@ -816,6 +820,10 @@ def test_300_slow_uploads_under_256_descriptors_lock_nobody_out() -> None:
         (["--client-rate", "nan"], "invalid value 'nan'"),
         (["--client-games", "٣"], "invalid value '٣': expected an int >= 0"),
         (["--client-connections", "1.5"], "invalid value '1.5'"),
+        (["--client-network", "33,64"], "invalid networks '33,64': expected V4,V6 prefixes, 0 to"),
+        (["--client-network", "24"], "invalid networks '24'"),
+        (["--nearly-full", "0"], "invalid value '0': expected a number in (0, 1]"),
+        (["--full-share", "1.5"], "invalid value '1.5': expected a number in (0, 1]"),
     ],
 )
 @pytest.mark.slow
