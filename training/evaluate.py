@@ -13,7 +13,7 @@ moved run directory — it plays only the missing games; on other weights (a run
 extended, a checkpoint overwritten) its old games are deleted and replayed,
 never mixed in (:func:`clear_stale`).
 
-With ``adjusted`` (the default; a training run's ``eval_adjusted``) the rows also carry the
+With ``adjusted`` (off by default; a training run's ``eval_adjusted``) the rows also carry the
 luck-adjusted mean score and its interval (``adjusted_mean_score``, ``adjusted_mean_score_ci``:
 the score less what the cards did, :mod:`craits.agents.luck`, summed as ``craits tournament``
 sums them) and the agent's row ``adjusted_width_ratio``, its interval's width over the plain
@@ -109,14 +109,14 @@ def evaluate(
     record: bool = False,
     progress: Callable[[int, int], None] | None = None,
     on_stale: Callable[[str], None] | None = None,
-    adjusted: bool = True,
+    adjusted: bool = False,
     luck_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """The agent's and the opponent's rows of the table (:mod:`craits.agents.stats`).
 
     With ``out``, the games are stored and the usual outputs written there
-    (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` or ``adjusted``
-    every game's record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``,
+    (``results.json``, ``.md``, ``.csv``, ``.png``), and with ``record`` every game's
+    record too (``records.jsonl``, :mod:`craits_env.records`); without ``out``,
     it plays in memory.
     ``progress(done, total)`` is called as games finish; ``on_stale(reason)`` when ``out``
     held another agent's games (deleted, replayed); ``adjusted``: the luck-adjusted figures

@@ -56,7 +56,7 @@ def independent_luck(ckpt: Path) -> tuple[list[dict], dict[str, list[float]]]:
 
 @pytest.mark.slow
 def test_in_memory_evaluation_adds_the_adjusted_figures_of_luck_estimator(ckpt: Path) -> None:
-    result = evaluate(ckpt, "greedy", 2, SHORT, DEALS)
+    result = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=True)
     agent, spec = result["agent"], f"ppo:{ckpt}"
     games, luck = independent_luck(ckpt)
     assert len(games) == 2 * DEALS
@@ -81,8 +81,8 @@ def test_in_memory_evaluation_adds_the_adjusted_figures_of_luck_estimator(ckpt: 
 
 @pytest.mark.slow
 def test_adjusted_off_leaves_the_plain_rows(ckpt: Path, tmp_path: Path) -> None:
-    on = evaluate(ckpt, "greedy", 2, SHORT, DEALS)
-    off = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=False)
+    on = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=True)
+    off = evaluate(ckpt, "greedy", 2, SHORT, DEALS)  # off by default, as eval_adjusted
     assert not set(ADJUSTED) & set(off["agent"]) and not set(ADJUSTED) & set(off["opponent"])
     assert off["agent"] == {k: v for k, v in on["agent"].items() if k not in ADJUSTED}
     assert "adjusted mean score" not in off["markdown"] and "--no-adjusted" in off["markdown"]
@@ -99,9 +99,11 @@ def test_stored_evaluation_keeps_corrections_and_a_rerun_computes_nothing(
     out = tmp_path / "eval"
     ticks: list[tuple[int, int]] = []
     first = evaluate(
-        ckpt, "greedy", 2, SHORT, DEALS, out=out, luck_progress=lambda *t: ticks.append(t)
-    )
-    assert first["agent"] == evaluate(ckpt, "greedy", 2, SHORT, DEALS)["agent"]  # = in memory
+        ckpt, "greedy", 2, SHORT, DEALS, out=out, adjusted=True,
+        luck_progress=lambda *t: ticks.append(t),
+    )  # fmt: skip
+    in_memory = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=True)
+    assert first["agent"] == in_memory["agent"]
     assert ticks[0] == (0, 2 * DEALS) and ticks[-1] == (2 * DEALS, 2 * DEALS)
     _, luck = independent_luck(ckpt)
     lines = [json.loads(line) for line in (out / "luck.jsonl").read_text().splitlines()]
@@ -118,7 +120,7 @@ def test_stored_evaluation_keeps_corrections_and_a_rerun_computes_nothing(
         raise AssertionError("a correction computed again")
 
     monkeypatch.setattr(LuckEstimator, "game", refuse)
-    again = evaluate(ckpt, "greedy", 2, SHORT, DEALS, out=out)
+    again = evaluate(ckpt, "greedy", 2, SHORT, DEALS, out=out, adjusted=True)
     assert again["agent"] == first["agent"]
     assert ((out / "luck.jsonl").read_bytes(), (out / "luck.jsonl").stat().st_mtime_ns) == before
 
