@@ -46,10 +46,11 @@ the server, still one line. Every error line is bounded in :mod:`craits.web.erro
 Live games (:mod:`craits.web.sessions`) are changed on the event loop only, and stored in
 SQLite (:mod:`craits.web.database`) as they move, so a restarted server goes on with them;
 their bots think in other processes (:mod:`craits.web.bots`), so a search holds neither a
-request thread nor the GIL of the server. Replays and a record file's games are built by
-the readers (:mod:`craits.web.readers`: in other processes with ``read_workers``, each
-answer once, a fair share per client); listings and results are plain functions run in
-the server's thread pool, a folder's scan shared by the requests that wait for it. Each
+request thread nor the GIL of the server. Replays, a record file's games and the listings
+(the record files, the result sets, the report cards' leaderboard) are built by the readers
+(:mod:`craits.web.readers`: in other processes with ``read_workers``, each answer once, a
+fair share per client; without, in the server's thread pool, a folder's scan shared by the
+requests that wait for it); one ``results.json`` and its chart are read in a thread. Each
 game serves its moves, resigning and saving one after the other.
 """
 
@@ -94,7 +95,15 @@ from .limits import (
     RequestText,
     client_of,
 )
-from .readers import Readers, games_answer, listing_answer, replay_answer, stamp
+from .readers import (
+    Readers,
+    cards_answer,
+    games_answer,
+    listing_answer,
+    replay_answer,
+    results_answer,
+    stamp,
+)
 from .replays import FRAMES_PAGE
 from .requests import (
     ApiError,
@@ -172,8 +181,8 @@ class Settings:
     bot_workers: int = 0
     """processes the bots think in (0: a thread of the server; ``craits serve``: one a core)"""
     read_workers: int = 0
-    """processes replays and record files' games are built in (0: a thread of the server;
-    ``craits serve``: one; :mod:`craits.web.readers`)"""
+    """processes replays, record files' games and listings are built in (0: a thread of the
+    server; ``craits serve``: one; :mod:`craits.web.readers`)"""
     move_seconds: float = MOVE_SECONDS
     """seconds a bot move may take (in a process) before its game stops"""
     even_timing: bool = True
@@ -407,17 +416,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return await read(request, file, "replay", replay_answer, game, seat, start, count)
 
+    async def listed(request: Request, key: tuple[Any, ...], make: Any, *args: Any) -> Any:
+        """A listing of the result folders, made by the readers as ``/api/records``' is
+        (off this process; the same listing asked at once made once; a fair share)."""
+        now = int(time.monotonic() / SCAN_TTL)
+        client = client_of(request.scope, limits)
+        status, body = await readers.answer(client, (*key, now), make, *args, keep=False)
+        return Response(body, status_code=status, media_type="application/json")
+
+    result_dirs = tuple(str(d) for d in settings.result_dirs)
+
     @app.get("/api/results")
-    def results(offset: int = 0, limit: int = PAGE_SIZE) -> dict[str, Any]:
-        return library.result_sets(offset, limit)
+    async def results(request: Request, offset: int = 0, limit: int = PAGE_SIZE) -> Any:
+        if not readers.workers:
+            return await asyncio.to_thread(library.result_sets, offset, limit)
+        games = str(settings.games_dir)
+        key = ("results", offset, limit)
+        return await listed(request, key, results_answer, games, result_dirs, offset, limit)
 
     @app.get("/api/results/table")
     def result_table(key: str) -> dict[str, Any]:
         return library.results(key)
 
     @app.get("/api/cards")
-    def leaderboard(suite: str = "v1") -> Any:
-        return JSONResponse(library.leaderboard(suite))
+    async def leaderboard(request: Request, suite: str = "v1") -> Any:
+        if not readers.workers:
+            return JSONResponse(await asyncio.to_thread(library.leaderboard, suite))
+        games = str(settings.games_dir)
+        return await listed(request, ("cards", suite), cards_answer, games, result_dirs, suite)
 
     @app.get("/api/results/chart")
     def result_chart(key: str) -> FileResponse:

@@ -2,9 +2,10 @@
 file, off the server's process, once, in a fair share (issue 43, B: sixteen concurrent
 replays from one address put every other user's pages at p50 2.0 s).
 
-An answer is made by :func:`replay_answer`, :func:`games_answer` or :func:`listing_answer`
-(the record files' listing) — plain functions returning the HTTP status and the JSON bytes
-to send — and :class:`Readers` runs them:
+An answer is made by :func:`replay_answer`, :func:`games_answer`, :func:`listing_answer`
+(the record files' listing), :func:`results_answer` (the result sets) or :func:`cards_answer`
+(the report cards' leaderboard) — plain functions returning the HTTP status and the JSON
+bytes to send — and :class:`Readers` runs them:
 
 - in ``workers`` **processes** (``spawn``, at the bots' lower priority, ending with their
   server even when it is killed), so that a replay
@@ -93,19 +94,44 @@ def games_answer(path: str, key: str) -> Answer:
 _LIBRARIES: dict[tuple[str, ...], Any] = {}  # a reader process's libraries, by their folders
 
 
+def _library(games_dir: str, record_dirs: tuple[str, ...], result_dirs: tuple[str, ...]) -> Any:
+    """This reader process's :class:`~craits.web.library.Library` of these folders (its
+    scans and first-line verdicts kept from request to request)."""
+    from .library import Library
+
+    folders = (games_dir, *record_dirs, "|", *result_dirs)
+    library = _LIBRARIES.get(folders)
+    if library is None:
+        library = _LIBRARIES[folders] = Library(
+            Path(games_dir), [Path(d) for d in record_dirs], [Path(d) for d in result_dirs]
+        )
+    return library
+
+
 def listing_answer(games_dir: str, record_dirs: tuple[str, ...], offset: int, limit: int) -> Answer:
     """``GET /api/records``'s answer, made by a reader process's own
     :class:`~craits.web.library.Library` of the same folders (its scans and first-line
     verdicts kept there: a listing is reused for ``SCAN_TTL`` seconds, so a game saved a
     moment ago is listed within that)."""
-    from .library import Library
-
-    folders = (games_dir, *record_dirs)
-    library = _LIBRARIES.get(folders)
-    if library is None:
-        library = _LIBRARIES[folders] = Library(Path(games_dir), [Path(d) for d in record_dirs])
     try:
-        return 200, _encode(library.record_files(offset, limit))
+        return 200, _encode(_library(games_dir, record_dirs, ()).record_files(offset, limit))
+    except ApiError as e:
+        return _error(e.status, e.message)
+
+
+def results_answer(games_dir: str, result_dirs: tuple[str, ...], offset: int, limit: int) -> Answer:
+    """``GET /api/results``'s answer (the result sets), made as :func:`listing_answer`."""
+    try:
+        return 200, _encode(_library(games_dir, (), result_dirs).result_sets(offset, limit))
+    except ApiError as e:
+        return _error(e.status, e.message)
+
+
+def cards_answer(games_dir: str, result_dirs: tuple[str, ...], suite: str) -> Answer:
+    """``GET /api/cards``'s answer (the leaderboard of the report cards), made as
+    :func:`listing_answer`."""
+    try:
+        return 200, _encode(_library(games_dir, (), result_dirs).leaderboard(suite))
     except ApiError as e:
         return _error(e.status, e.message)
 

@@ -24,6 +24,8 @@ from craits.web.views import seat_view
 
 from ..webclient import TOURNAMENT, client, new_game
 
+CARDS = TOURNAMENT.parents[1] / "benchmark"  # the committed report cards
+
 LONG = {"hand_sizes": [8, 8, 8, 8, 8, 8]}
 
 
@@ -156,3 +158,40 @@ def test_a_long_view_encodes_each_event_once(
     assert whole == again and len(whole["events"]) == len(session.events) > 50
     assert encoded == []  # every event was encoded when a view first gave it
     assert whole == seat_view(session, 0)  # the same view as the dict's
+
+
+@pytest.mark.slow
+def test_result_sets_and_the_leaderboard_are_listed_in_a_reader_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43, B: ``/api/results`` and ``/api/cards`` scan the result folders; with
+    ``read_workers`` they are made off the server's process (this process's library is never
+    asked) and answer as the in-process ones do, bad values included."""
+    from craits.web.library import Library
+
+    folders = [TOURNAMENT, CARDS]
+    local = client(tmp_path / "games2", result_dirs=folders)
+    expected = local.get("/api/results").json(), local.get("/api/cards").json()
+    assert expected[0]["results"] and len(expected[1]["rows"]) == 8  # the 8 committed cards
+    refused = (
+        local.get("/api/cards", params={"suite": "v9"}),
+        local.get("/api/results", params={"offset": -1}),
+    )
+
+    def here(*args: object) -> None:
+        raise AssertionError("listed in the server's process")
+
+    monkeypatch.setattr(Library, "result_sets", here)
+    monkeypatch.setattr(Library, "leaderboard", here)
+    app = create_app(Settings(games_dir=tmp_path / "games", result_dirs=folders, read_workers=1))
+    with running(app) as url, httpx.Client(base_url=url, timeout=60) as http:
+        assert (http.get("/api/results").json(), http.get("/api/cards").json()) == expected
+        for old, new in zip(
+            refused,
+            (
+                http.get("/api/cards", params={"suite": "v9"}),
+                http.get("/api/results", params={"offset": -1}),
+            ),
+            strict=True,
+        ):
+            assert (new.status_code, new.json()) == (old.status_code, old.json())
