@@ -61,6 +61,16 @@ def largest_n(name: str, players: int, rules: Rules, budget: float = MOVE_BUDGET
     return None if per is None else math.floor(budget / per)
 
 
+def expected_seconds(spec: str, players: int, rules: Rules) -> float:
+    """The expected seconds of a searched decision of ``spec`` at this table, from the
+    measured costs (0.0: not a costed spec, or a malformed ``N``)."""
+    name, sep, arg = spec.partition(":")
+    per = seconds_per_n(name, players, rules)
+    if per is None or (sep and not (arg.isascii() and arg.isdigit() and len(arg) <= 9)):
+        return 0.0
+    return per * (int(arg) if sep else DEFAULT_N[name])
+
+
 def check_cost(spec: str, players: int, rules: Rules, budget: float = MOVE_BUDGET) -> str | None:
     """Why ``spec`` may not be seated at this table (one line), or ``None``."""
     name, sep, arg = spec.partition(":")

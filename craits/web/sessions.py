@@ -42,6 +42,7 @@ from craits_env.seeding import fresh_seed
 
 from ..table import HumanTable, SeatError
 from .bots import Job, Thinkers, is_quick
+from .costs import expected_seconds
 from .database import GameDatabase, StoredGame
 from .errors import one_line
 from .requests import ApiError, NewGame, StaleDecision, bad_request
@@ -550,8 +551,10 @@ class SessionStore:
                 await self._await_share(session.client)
             move = await self.thinkers.move(job)
             if self.floors is not None and not job.quick and move.action is not None:
-                kind = (session.seats[seat], len(session.seats), session.game.hand_size)
-                await self.floors.pad(kind, move.act_seconds)  # as long as a search
+                spec, players = session.seats[seat], len(session.seats)
+                kind = (spec, players, session.game.hand_size)
+                prior = expected_seconds(spec, players, session.game.rules)
+                await self.floors.pad(kind, move.act_seconds, prior)  # as long as a search
             self._count_thinking(session.client, move.seconds)
             who = f"bot {session.seats[seat]} (player_{seat})"
             if move.action is None:

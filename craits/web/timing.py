@@ -16,8 +16,10 @@ a choice takes as long as a typical search, and only a search slower than nearly
 recent ones is later than the floor. The floor is learnt from the moves themselves: the
 first :data:`WARM_UP` moves of a kind are not counted (a fresh thinker's first search
 loads and compiles: an outlier), and until :data:`MIN_SAMPLES` are, the floor is the
-slowest seen times :data:`COLD_MARGIN`. It never exceeds ``cap`` (the server's
-``move_seconds``).
+slowest seen times :data:`COLD_MARGIN`, and at least what a search of that spec is
+expected to take at that table (:func:`craits.web.costs.expected_seconds`, the measured
+costs) times :data:`MARGIN` — so the very first moves of a kind are padded as well. It
+never exceeds ``cap`` (the server's ``move_seconds``).
 
 Quick bots (the heuristics: about a millisecond of plain Python whatever the hand) are not
 padded; ``champion``'s forward pass, the same work at every decision, is padded to about
@@ -57,13 +59,16 @@ class MoveFloors:
         self._recent: OrderedDict[Hashable, deque[float]] = OrderedDict()
         self._seen: dict[Hashable, int] = {}  # moves of each kind (the first WARM_UP not kept)
 
-    def floor(self, kind: Hashable) -> float:
-        """Seconds a move of ``kind`` takes at least, from what the recent ones took."""
+    def floor(self, kind: Hashable, prior: float = 0.0) -> float:
+        """Seconds a move of ``kind`` takes at least, from what the recent ones took; until
+        :data:`MIN_SAMPLES` are known, at least ``prior`` (what such a search is expected
+        to take: :func:`craits.web.costs.expected_seconds`) times :data:`MARGIN`, so the
+        first moves of a kind are padded too."""
         recent = self._recent.get(kind)
-        if not recent:
-            return 0.0
-        if len(recent) < MIN_SAMPLES:
-            return min(self.cap, max(recent) * COLD_MARGIN)
+        known = len(recent) if recent else 0
+        if known < MIN_SAMPLES:
+            seen = max(recent) * COLD_MARGIN if recent else 0.0
+            return min(self.cap, max(seen, prior * MARGIN))
         ordered = sorted(recent)
         at = min(len(ordered) - 1, int(QUANTILE * len(ordered)))
         return min(self.cap, ordered[at] * MARGIN)
@@ -84,11 +89,11 @@ class MoveFloors:
         while len(self._recent) > MAX_KINDS:
             self._recent.popitem(last=False)
 
-    async def pad(self, kind: Hashable, took: float) -> float:
+    async def pad(self, kind: Hashable, took: float, prior: float = 0.0) -> float:
         """Count a move of ``kind`` whose agent took ``took`` seconds, then wait until its
-        floor (measured from the agent's answer: the wait is the floor minus ``took``);
-        the seconds waited."""
-        floor = self.floor(kind)
+        floor (measured from the agent's answer: the wait is the floor minus ``took``;
+        ``prior`` as in :meth:`floor`); the seconds waited."""
+        floor = self.floor(kind, prior)
         self.add(kind, took)
         if took >= floor:
             return 0.0

@@ -10,7 +10,9 @@ import asyncio
 
 import pytest
 
+from craits.web.costs import expected_seconds
 from craits.web.timing import COLD_MARGIN, MARGIN, MIN_SAMPLES, SAMPLES, WARM_UP, MoveFloors
+from craits_env import Rules
 from experiments.bench_web_timing import Answer, attack, run
 
 
@@ -39,6 +41,27 @@ def test_the_floor_is_learnt_per_kind_from_the_moves_before_they_wait() -> None:
     assert asyncio.run(floors.pad("k", 5.0)) == 0.0  # a slow search waits for nothing
     with pytest.raises(ValueError, match="cap: got 0"):
         MoveFloors(cap=0)
+
+
+def test_the_first_moves_of_a_kind_wait_for_the_expected_search() -> None:
+    """Before any move of a kind is known (the first :data:`WARM_UP` + 1 of them went
+    unpadded), the floor is the measured cost of such a search times ``MARGIN``; known
+    moves take over once there are enough."""
+    floors = MoveFloors(cap=10.0)
+    expected = expected_seconds("pimc:2048", 2, Rules())
+    assert expected == pytest.approx(2048 * 5.0e-5)  # craits/web/costs.py's measured cost
+    assert floors.floor("pimc", expected) == pytest.approx(expected * MARGIN)
+    waited = asyncio.run(floors.pad("pimc", 0.001, expected))  # a first move without choice
+    assert waited == pytest.approx(expected * MARGIN - 0.001)
+    for _ in range(WARM_UP):
+        floors.add("pimc", 0.3)
+    assert floors.floor("pimc", expected) == pytest.approx(0.3 * COLD_MARGIN)  # the slower
+    for _ in range(MIN_SAMPLES):
+        floors.add("pimc", 0.01)
+    assert floors.floor("pimc", expected) == pytest.approx(0.3 * MARGIN)  # learnt: the prior off
+    assert floors.floor("other", 500.0) == 10.0  # the cap holds
+    assert expected_seconds("expert", 4, Rules()) == 0.0  # not a search: no prior
+    assert expected_seconds("pimc:x", 4, Rules()) == 0.0
 
 
 def test_the_attack_scores_a_leaking_and_an_even_server() -> None:
