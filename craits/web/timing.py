@@ -64,9 +64,8 @@ class MoveFloors:
         :data:`MIN_SAMPLES` are known, at least ``prior`` (what such a search is expected
         to take: :func:`craits.web.costs.expected_seconds`) times :data:`MARGIN`, so the
         first moves of a kind are padded too."""
-        recent = self._recent.get(kind)
-        known = len(recent) if recent else 0
-        if known < MIN_SAMPLES:
+        recent = self._recent.get(kind) or ()
+        if len(recent) < MIN_SAMPLES:
             seen = max(recent) * COLD_MARGIN if recent else 0.0
             return min(self.cap, max(seen, prior * MARGIN))
         ordered = sorted(recent)
