@@ -369,22 +369,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ records, results
 
+    async def listed(request: Request, key: tuple[Any, ...], make: Any, *args: Any) -> Any:
+        """A listing of folders made by the readers: off this process, the same page asked
+        at once made once (a scan is reused for ``SCAN_TTL`` seconds), a fair share."""
+        now = int(time.monotonic() / SCAN_TTL)
+        client = client_of(request.scope, limits)
+        status, body = await readers.answer(client, (*key, now), make, *args, keep=False)
+        return Response(body, status_code=status, media_type="application/json")
+
+    games_dir = str(settings.games_dir)
+    record_dirs = tuple(str(d) for d in settings.record_dirs)
+    result_dirs = tuple(str(d) for d in settings.result_dirs)
+
     @app.get("/api/records")
     async def records(request: Request, offset: int = 0, limit: int = PAGE_SIZE) -> Any:
         if not readers.workers:  # (in a thread: this library, its scans and verdicts)
             return await asyncio.to_thread(library.record_files, offset, limit)
-        folders = (str(settings.games_dir), tuple(str(d) for d in settings.record_dirs))
-        now = int(time.monotonic() / SCAN_TTL)  # the same page asked at once: made once
-        status, body = await readers.answer(
-            client_of(request.scope, limits),
-            ("records", offset, limit, now),
-            listing_answer,
-            *folders,
-            offset,
-            limit,
-            keep=False,
-        )
-        return Response(body, status_code=status, media_type="application/json")
+        key = ("records", offset, limit)
+        return await listed(request, key, listing_answer, games_dir, record_dirs, offset, limit)
 
     async def read(request: Request, file: str, kind: str, make: Any, *args: Any) -> Response:
         """The answer ``make(path, file, *args)`` for the record file ``file``, made by the
@@ -416,23 +418,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return await read(request, file, "replay", replay_answer, game, seat, start, count)
 
-    async def listed(request: Request, key: tuple[Any, ...], make: Any, *args: Any) -> Any:
-        """A listing of the result folders, made by the readers as ``/api/records``' is
-        (off this process; the same listing asked at once made once; a fair share)."""
-        now = int(time.monotonic() / SCAN_TTL)
-        client = client_of(request.scope, limits)
-        status, body = await readers.answer(client, (*key, now), make, *args, keep=False)
-        return Response(body, status_code=status, media_type="application/json")
-
-    result_dirs = tuple(str(d) for d in settings.result_dirs)
-
     @app.get("/api/results")
     async def results(request: Request, offset: int = 0, limit: int = PAGE_SIZE) -> Any:
         if not readers.workers:
             return await asyncio.to_thread(library.result_sets, offset, limit)
-        games = str(settings.games_dir)
         key = ("results", offset, limit)
-        return await listed(request, key, results_answer, games, result_dirs, offset, limit)
+        return await listed(request, key, results_answer, games_dir, result_dirs, offset, limit)
 
     @app.get("/api/results/table")
     def result_table(key: str) -> dict[str, Any]:
@@ -442,8 +433,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def leaderboard(request: Request, suite: str = "v1") -> Any:
         if not readers.workers:
             return JSONResponse(await asyncio.to_thread(library.leaderboard, suite))
-        games = str(settings.games_dir)
-        return await listed(request, ("cards", suite), cards_answer, games, result_dirs, suite)
+        key = ("cards", suite)
+        return await listed(request, key, cards_answer, games_dir, result_dirs, suite)
 
     @app.get("/api/results/chart")
     def result_chart(key: str) -> FileResponse:
