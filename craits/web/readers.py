@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from craits_env.jsonl import JsonlError
-from craits_env.records import RecordError, read_records
+from craits_env.records import RecordError
 
 from .errors import one_line
 from .requests import ApiError
@@ -57,25 +57,15 @@ def _encode(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _record(path: str, game: int, key: str) -> dict[str, Any]:
-    i = 0
-    try:
-        for i, (_, record) in enumerate(read_records(path, verify=False), 1):
-            if i == game:
-                return record
-    except (RecordError, JsonlError) as e:
-        raise ApiError(400, str(e)) from None
-    raise ApiError(404, f"{key}: there is no game {game} (the file holds {i} games)")
-
-
 def replay_answer(
     path: str, key: str, game: int, seat: int | None, start: int, count: int
 ) -> Answer:
     """``GET /api/records/replay``'s answer for the record file at ``path`` (its ``key``)."""
+    from .record_files import game_record
     from .replays import game_frames
 
     try:
-        frames = game_frames(_record(path, game, key), seat, start, count)
+        frames = game_frames(game_record(path, game, key), seat, start, count)
     except ApiError as e:
         return _error(e.status, e.message)
     return 200, _encode({"file": key, "game": game, **frames})

@@ -139,15 +139,7 @@ class RecordFiles(Folders):
 
     def record(self, key: object, game: int) -> dict[str, Any]:
         """Game ``game`` (from 1) of the record file ``key``."""
-        path = self._record_path(key)
-        i = 0
-        try:
-            for i, (_, record) in enumerate(read_records(path, verify=False), 1):
-                if i == game:
-                    return record
-        except (RecordError, JsonlError) as e:
-            raise ApiError(400, str(e)) from None
-        raise ApiError(404, f"{key}: there is no game {game} (the file holds {i} games)")
+        return game_record(self._record_path(key), game, str(key))
 
     def save(self, record: dict[str, Any], game_id: str) -> dict[str, str]:
         """Write ``record`` as a new record file of the saved games (atomically)."""
@@ -157,3 +149,16 @@ class RecordFiles(Folders):
         with self._scans_lock:
             self._scans.pop(("records", 0), None)  # the next listing shows it
         return {"file": self._key(0, self.games_dir, path), "name": path.name}
+
+
+def game_record(path: str | Path, game: int, key: str) -> dict[str, Any]:
+    """Game ``game`` (from 1) of the record file at ``path`` (``key``: its name in
+    messages); :class:`ApiError` 400 for a file that does not read, 404 for no such game."""
+    i = 0
+    try:
+        for i, (_, record) in enumerate(read_records(path, verify=False), 1):
+            if i == game:
+                return record
+    except (RecordError, JsonlError) as e:
+        raise ApiError(400, str(e)) from None
+    raise ApiError(404, f"{key}: there is no game {game} (the file holds {i} games)")
