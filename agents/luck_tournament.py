@@ -1,13 +1,15 @@
 """A tournament's luck corrections: every game's, kept in ``DIR/luck.jsonl``.
 
-:func:`tournament_luck` gives each finished game's corrections per seat
-(:class:`craits.agents.luck.LuckEstimator`): read from ``DIR/luck.jsonl`` where the same value
-model made them, else computed from the game's record (``DIR/records.jsonl``, or the game
+:func:`tournament_luck` gives each finished game's corrections per seat by an estimator
+(:func:`estimator`: ``model``, the shipped value model's
+:class:`craits.agents.luck.LuckEstimator`, or ``rollouts:R[:K]``, compiled rollout values,
+:class:`craits.agents.luck_rollouts.RolloutLuck`): read from ``DIR/luck.jsonl`` where the same
+estimator made them, else computed from the game's record (``DIR/records.jsonl``, or the game
 played again: a game depends only on its tournament and its task,
 :func:`craits.agents.duplicate_tournament.collect_records`) and appended there, so a rerun
-computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the model's identity:
-the first 16 hex digits of its weights' sha256); lines of another model are ignored, and a
-torn last line is dropped.
+computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the estimator's identity:
+the first 16 hex digits of the value model's weights' sha256, or ``rollouts-R-K``); lines of
+another estimator are ignored, and a torn last line is dropped.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from craits_env.jsonl import JsonlError, append_jsonl, read_jsonl
+from craits_env.rules import Rules
 
 from .duplicate_tournament import TournamentConfig, TournamentError, collect_records
 from .luck import LuckEstimator
+from .luck_rollouts import RolloutEstimator
 
 LUCK_FILE = "luck.jsonl"
 CHUNK = 32  # records a worker process adjusts at a time
@@ -41,9 +45,27 @@ def _stored(path: Path, model: str) -> dict[str, list[float]]:
     return found
 
 
-def _corrections(records: list[dict[str, Any]]) -> list[list[float]]:
-    estimator = LuckEstimator()
-    return [[float(x) for x in estimator.game(r).corrections] for r in records]
+ESTIMATORS = "model, rollouts:R or rollouts:R:K (R rollouts an event, K sampled outcomes)"
+
+
+def estimator(spec: str, num_players: int, rules: Rules) -> LuckEstimator | RolloutEstimator:
+    """The luck estimator named ``spec`` (:data:`ESTIMATORS`) for a table; ``ValueError``
+    (one line) for another name."""
+    if spec == "model":
+        return LuckEstimator()
+    name, _, rest = spec.partition(":")
+    parts = rest.split(":") if rest else []
+    if name == "rollouts" and 1 <= len(parts) <= 2 and all(p.isdigit() for p in parts):
+        numbers = [int(p) for p in parts]
+        if all(1 <= k <= 4096 for k in numbers):
+            return RolloutEstimator(num_players, rules, *numbers)
+    raise ValueError(f"luck estimator: got {spec!r}, allowed {ESTIMATORS} (each 1 to 4096)")
+
+
+def _corrections(job: tuple[str, int, dict[str, Any], list[dict[str, Any]]]) -> list[list[float]]:
+    spec, players, rules, records = job
+    chosen = estimator(spec, players, Rules.from_dict(rules))
+    return [[float(x) for x in chosen.game(r).corrections] for r in records]
 
 
 def tournament_luck(
@@ -52,25 +74,29 @@ def tournament_luck(
     games: dict[str, dict[str, Any]],
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    by: str = "model",
 ) -> dict[str, list[float]]:
-    """Every game of ``games`` (finished games by key)'s corrections per seat, by key (see
-    the module docstring); ``workers`` processes compute the missing ones."""
-    estimator = LuckEstimator()
+    """Every game of ``games`` (finished games by key)'s corrections per seat, by key, by the
+    estimator ``by`` (:func:`estimator`; see the module docstring); ``workers`` processes
+    compute the missing ones."""
+    model_id = estimator(by, config.players, config.rules).model_id
     path = out / LUCK_FILE
-    found = _stored(path, estimator.model_id)
+    found = _stored(path, model_id)
     missing = {k: g for k, g in games.items() if k not in found}
     if progress:
         progress(len(games) - len(missing), len(games))
     if not missing:
         return {k: found[k] for k in games}
     records = collect_records(config, out, missing)
-    chunks = [records[i : i + CHUNK] for i in range(0, len(records), CHUNK)]
+    chunk = CHUNK if by == "model" else 1  # rollouts: seconds a game
+    chunks = [records[i : i + chunk] for i in range(0, len(records), chunk)]
+    rules = config.rules.to_dict()
     done = len(games) - len(missing)
 
     def keep(part: Sequence[dict[str, Any]], corrections: list[list[float]]) -> None:
         nonlocal done
         lines = [
-            {"key": r["meta"]["key"], "model": estimator.model_id, "corrections": c}
+            {"key": r["meta"]["key"], "model": model_id, "corrections": c}
             for r, c in zip(part, corrections, strict=True)
         ]
         append_jsonl(path, lines)
@@ -80,11 +106,12 @@ def tournament_luck(
         if progress:
             progress(done, len(games))
 
+    jobs = [(by, config.players, rules, part) for part in chunks]
     if workers > 1 and len(chunks) > 1:
         with mp.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
-            for part, corrections in zip(chunks, pool.imap(_corrections, chunks), strict=True):
+            for part, corrections in zip(chunks, pool.imap(_corrections, jobs), strict=True):
                 keep(part, corrections)
     else:
-        for part in chunks:
-            keep(part, _corrections(part))
+        for job in jobs:
+            keep(job[3], _corrections(job))
     return {k: found[k] for k in games}

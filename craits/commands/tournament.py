@@ -76,6 +76,15 @@ def add_parser(sub: Any) -> None:
         "games' records are kept in DIR/records.jsonl and their corrections in DIR/luck.jsonl "
         "(about 0.1 s of numpy a game; --no-adjusted skips it)",
     )
+    tour.add_argument(
+        "--luck",
+        default="model",
+        metavar="ESTIMATOR",
+        help="what the luck-adjusted scores are corrected by: model (the shipped value model, "
+        "the default), or rollouts:R[:K] (R compiled rollouts of the hand by four expert at "
+        "every chance event, K sampled outcomes, default 8: seconds a game, narrower "
+        "intervals; docs/luck.md)",
+    )
     a.add_rule_args(tour)
     tour.set_defaults(run=run)
 
@@ -122,6 +131,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
         config = identify(config)
         ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
+        if args.adjusted:
+            from craits.agents.luck_tournament import estimator
+
+            estimator(args.luck, args.players, rules)  # a bad --luck: refused before any game
     except TournamentRefused as e:
         a.fail(parser.prog, str(e), *recovery(e, args.out))
         return 2
@@ -150,7 +163,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
             ticks = Ticks(f"{args.out}: luck", enabled=not args.no_progress)
             with ticks:
-                luck = tournament_luck(config, args.out, games, args.workers, ticks)
+                luck = tournament_luck(config, args.out, games, args.workers, ticks, by=args.luck)
     except TournamentRefused as e:
         a.fail(parser.prog, str(e), *recovery(e, args.out))
         return 2

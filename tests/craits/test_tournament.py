@@ -326,3 +326,34 @@ def test_cli_adjusted_mean_score_by_default_and_not_with_no_adjusted(tmp_path: P
     assert all("adjusted_mean_score" not in row for row in rows)
     assert [r["mean_score"] for r in rows] == [r["mean_score"] for r in data["agents"]]
     assert not (plain / "luck.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -> None:
+    """--luck rollouts:R:K: every game's corrections are RolloutEstimator's (keyed by the
+    game, so a worker process gives the same numbers), kept under their own identity in
+    luck.jsonl beside the model's; a rerun computes nothing; a bad estimator is refused."""
+    from craits.agents.luck_rollouts import RolloutEstimator
+    from craits_env.records import read_records
+
+    common = ["expert", "random", "--players", "2", "--deals", "2", "-r", "hand_sizes=3,2"]
+    out = tmp_path / "t"
+    proc = run_cli(*common, "--out", str(out), "--no-progress", "--luck", "rollouts:3:2")
+    assert proc.returncode == 0, proc.stderr
+    estimator = RolloutEstimator(2, Rules(hand_sizes=(3, 2)), 3, 2)
+    expected = {
+        record["meta"]["key"]: estimator.game(record).corrections.tolist()
+        for _, record in read_records(out / "records.jsonl")
+    }
+    lines = [json.loads(x) for x in (out / "luck.jsonl").read_text().splitlines()]
+    assert {x["model"] for x in lines} == {"rollouts-3-2"}
+    assert {x["key"]: x["corrections"] for x in lines} == expected
+    before = (out / "luck.jsonl").read_bytes()
+    proc = run_cli(*common, "--out", str(out), "--no-progress", "--luck", "rollouts:3:2")
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "luck.jsonl").read_bytes() == before
+    for bad in ("rollouts:0", "rollout:8", "rollouts:8:2:1", "model:1"):
+        proc = run_cli(*common, "--out", str(tmp_path / bad), "--no-progress", "--luck", bad)
+        assert proc.returncode == 2
+        assert f"luck estimator: got {bad!r}, allowed model, rollouts:R" in proc.stderr
+        assert not (tmp_path / bad).exists()

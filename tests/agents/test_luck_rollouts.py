@@ -1,0 +1,124 @@
+"""The compiled rollout values of the luck estimator (craits.agents.luck_rollouts)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from craits.agents.arena import engine_table
+from craits.agents.luck import LuckError
+from craits.agents.luck_rollouts import RolloutLuck, free_copy, reveals
+from craits.agents.specs import make_agent
+from craits_env import Game, Rules
+from craits_env.public import PublicGame
+from craits_env.records import GameRecorder
+from craits_env.vector import rows
+
+
+def experts() -> list:
+    agents = [make_agent("expert") for _ in range(4)]
+    for a in agents:
+        a.reset(0)
+    return agents
+
+
+def python_rollout(values: RolloutLuck, game: Game, salt: tuple[int, ...]) -> list[int]:
+    """What :meth:`RolloutLuck.value`'s first rollout plays, on the Python engine: the stock
+    in the rollout's key order (the highest key next), its generator seeded as the row's."""
+    keys, seeds = values._keys(2, *salt)
+    row = rows.export_state(values._game.state.st, 1)  # the loaded row: its increment
+    hi, lo = (int(v) & (2**64 - 1) for v in seeds[0])
+    row["state"]["state"] = (hi << 64) | lo
+    row["has_uint32"] = 0
+    generator = np.random.Generator(np.random.PCG64())
+    generator.bit_generator.state = row
+    snap = game.snapshot(resume=True)
+    g = Game.from_snapshot(snap, rng=generator)
+    g.restack(sorted(g.stock, key=lambda c: -keys[0][c]))
+    engine_table(g, experts()).run()
+    return list(g.scores)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_rollout_is_four_experts_playing_the_restacked_hand(seed: int) -> None:
+    """One rollout from a hand's first decision = the Python engine and ExpertAgent playing
+    the hand with the stock restacked by the rollout's keys (reshuffles included, R10.1)."""
+    rules = Rules(hand_sizes=(6,))
+    game = Game(4, rules, seed=100 + seed)
+    values = RolloutLuck(4, rules, rollouts=1, seed=5)
+    got = values.value(game, (seed,))
+    assert got.tolist() == python_rollout(values, game, (seed,))
+
+
+def test_values_are_means_of_rollouts_and_reproducible() -> None:
+    rules = Rules(hand_sizes=(5,))
+    game = Game(4, rules, seed=9)
+    one = RolloutLuck(4, rules, rollouts=1, seed=2)
+    many = RolloutLuck(4, rules, rollouts=8, seed=2)
+    v = many.value(game, (0,))
+    assert many.value(game, (0,)).tolist() == v.tolist()
+    assert not np.array_equal(many.value(game, (1,)), v)
+    # the first of the 8 rollouts is the 1-rollout value (the keys come from the same seed)
+    keys8, _ = many._keys(2, 0)
+    keys1, _ = one._keys(2, 0)
+    assert np.array_equal(keys8[:1], keys1)
+    assert v.shape == (4,) and np.all(v >= -100)
+
+
+def played(seed: int, rules: Rules) -> dict:
+    game = Game(4, rules, seed=seed)
+    public = PublicGame(game)
+    recorder = GameRecorder(game, ["expert"] * 4, apply=public.apply)
+    agents = experts()
+    while not game.is_over:
+        seat = game.current_player
+        recorder.apply(agents[seat].act(public.views[seat]))
+    return recorder.record()
+
+
+def test_a_game_is_corrected_at_each_decision_that_reveals_cards() -> None:
+    rules = Rules(hand_sizes=(4, 3))
+    record = played(31, rules)
+    values = RolloutLuck(4, rules, rollouts=4, alternatives=2, seed=1)
+    luck = values.game(record, (7,))
+    decisions = 0
+    game = Game(4, rules, seed=31)
+    public = PublicGame(game)
+    agents = experts()
+    while not game.is_over:
+        seat = game.current_player
+        decisions += reveals(public.apply(agents[seat].act(public.views[seat])))
+    assert luck.events == decisions > 0
+    assert luck.scores.tolist() == list(game.scores)
+    assert np.allclose(luck.adjusted, luck.scores - luck.corrections)
+    assert values.game(record, (7,)).corrections.tolist() == luck.corrections.tolist()
+    assert values.game(record, (8,)).corrections.tolist() != luck.corrections.tolist()
+
+
+def test_a_correction_is_the_actual_value_less_the_samples_mean() -> None:
+    rules = Rules(hand_sizes=(5,))
+    game = Game(4, rules, seed=3)
+    public = PublicGame(game)
+    agents = experts()
+    while True:  # the first decision that draws
+        before = free_copy(game)
+        seat = game.current_player
+        action = agents[seat].act(public.views[seat])
+        if reveals(public.apply(action)):
+            break
+    values = RolloutLuck(4, rules, rollouts=3, alternatives=4, seed=0)
+    v = values.values(before, action, free_copy(game), (1,))
+    assert v.shape == (5, 4)
+    assert np.allclose(
+        values.corrections(before, action, free_copy(game), (1,)), v[0] - v[1:].mean(0)
+    )
+    assert v[0].tolist() == values.value(free_copy(game), (1,)).tolist()  # the same keys
+
+
+def test_bad_arguments_and_unfinished_games_are_refused() -> None:
+    with pytest.raises(ValueError, match="allowed 1 or more"):
+        RolloutLuck(4, Rules(), rollouts=0)
+    record = played(1, Rules(hand_sizes=(2,)))
+    record = {**record, "finished": False}
+    with pytest.raises(LuckError, match="unfinished"):
+        RolloutLuck(4, Rules(hand_sizes=(2,))).game(record)
