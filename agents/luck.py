@@ -41,7 +41,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -398,27 +398,15 @@ def game_context(game: Game) -> tuple[tuple[int, ...], tuple[bool, ...]] | None:
     return ctx, tuple(game.one_card_penalty_pending)
 
 
-def chance_events(
-    record: dict[str, Any], after: Callable[[Game, range], None] | None = None
-) -> ChanceEvents:
+def chance_events(record: dict[str, Any]) -> ChanceEvents:
     """Every chance event of a game record (:mod:`craits_env.records`), replayed and checked
-    (:class:`~craits_env.records.RecordError` for a record that does not replay).
-    ``after(game, events)``: called with the game as the start or a decision left it and the
-    range of the events it revealed, where it revealed any (for a value's training targets,
-    ``experiments/luck_model.py``)."""
+    (:class:`~craits_env.records.RecordError` for a record that does not replay)."""
     n = int(record["num_players"])
     tracker = _Tracker(n, Rules.from_dict(record["rules"]))
-
-    def take(g: Game, events: Sequence[Event]) -> None:
-        first = len(tracker.rows)
-        tracker.take(g, events)
-        if after is not None and len(tracker.rows) > first:
-            after(g, range(first, len(tracker.rows)))
-
     game = replay(
         record,
-        on_start=take,
-        on_decision=lambda g, _p, _a, events: take(g, events),
+        on_start=lambda g, events: tracker.take(g, events),
+        on_decision=lambda g, _p, _a, events: tracker.take(g, events),
     )
     return tracker.result(game.scores)
 

@@ -35,8 +35,6 @@ from craits.agents.luck import (
     weights_hash,
 )
 from craits.agents.luck_features import INPUTS, STAGE_END
-from craits.agents.luck_rollouts import RolloutLuck, free_copy
-from craits_env import Game
 from craits_env.rules import Rules
 
 SEED = 410_001
@@ -64,38 +62,20 @@ LINEUPS: tuple[tuple[int, Rules, tuple[str, ...], int], ...] = (
 CLIP = 600.0
 """Targets clipped to ±CLIP points: a spiral of shuffle pressures (R10.1, random players)
 costs thousands, which a squared error would chase."""
-ROLLOUT_SEED = 410_002
-"""The rollout targets' restacking keys (``data --rollouts``)."""
 KEEP = 0.35  # share of a game's chance events kept (consecutive ones are alike)
 
 
-def _rows(job: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kept rows of deals ``lo..hi`` of line-up ``k``: inputs, targets, game numbers.
-    The targets: the points each seat went on to score in the hand (``rollouts`` 0), or the
-    mean of ``rollouts`` plays of the rest of the hand by four ``expert`` from the state the
-    event's decision left (:class:`craits.agents.luck_rollouts.RolloutLuck`: the same
-    expectation, far less noise)."""
-    k, lo, hi, rollouts = job
+def _rows(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kept rows of deals ``lo..hi`` of line-up ``k``: inputs, targets, game numbers."""
+    k, lo, hi = job
     players, rules, specs, deals = LINEUPS[k]
     config = TournamentConfig(specs, players, deals, SEED + k, rules, rotations="one")
     player = GamePlayer(config, record=True)
-    values = RolloutLuck(players, rules, rollouts, seed=ROLLOUT_SEED) if rollouts else None
     xs, ys, gs = [], [], []
     for task in plan(config)[lo:hi]:
-        got: dict[int, np.ndarray] = {}
-
-        def after(g: Game, events: range, deal: int = task.deal, got: dict = got) -> None:
-            if values is not None and not g.is_over:
-                v = values.value(free_copy(g), (k, deal, events.start))
-                got.update({e: v for e in events})
-
-        ev = chance_events(player.play(task)["record"], after if values else None)
+        ev = chance_events(player.play(task)["record"])
         rng = np.random.default_rng([SEED, k, task.deal])
         target = ev.remaining()
-        if values is not None:
-            target[:] = np.nan
-            for e, v in got.items():
-                target[e] = v - ev.accrued[e]
         keep = np.nonzero(
             (ev.stage != STAGE_END) & ~np.isnan(target[:, 0]) & (rng.random(len(ev)) < KEEP)
         )[0]
@@ -106,12 +86,11 @@ def _rows(job: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, np.nd
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
-def data(out: Path, workers: int, rollouts: int, share: float) -> None:
+def data(out: Path, workers: int) -> None:
     jobs = [
-        (k, lo, min(lo + 20, deals), rollouts)
+        (k, lo, min(lo + 20, lineup[3]))
         for k, lineup in enumerate(LINEUPS)
-        for deals in [max(1, round(lineup[3] * share))]
-        for lo in range(0, deals, 20)
+        for lo in range(0, lineup[3], 20)
     ]
     start = time.monotonic()
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -218,8 +197,6 @@ def main() -> None:
     d = sub.add_parser("data")
     d.add_argument("--out", type=Path, default=Path("runs/luck"))
     d.add_argument("--workers", type=int, default=2)
-    d.add_argument("--rollouts", type=int, default=0, help="rollout targets (0: outcomes)")
-    d.add_argument("--share", type=float, default=1.0, help="share of each line-up's deals")
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, default=Path("runs/luck"))
     t.add_argument("--out", type=Path, default=Path("agents/weights/luck_value.npz"))
@@ -241,7 +218,7 @@ def main() -> None:
         )
         fit(args.basis, args.out, args.workers, args.ridge, command)
     elif args.what == "data":
-        data(args.out, args.workers, args.rollouts, args.share)
+        data(args.out, args.workers)
     else:
         command = (
             f"python experiments/luck_model.py train --data {args.data} --out {args.out} "
