@@ -54,6 +54,8 @@ from craits_env.vector.layout import (
     P_PLAYERS,
     RNG,
     RNG_HAS_UINT32,
+    RNG_INC_HI,
+    RNG_INC_LO,
     RNG_STATE_HI,
     RNG_STATE_LO,
     STOCK,
@@ -79,6 +81,8 @@ BEFORE, ACTUAL = 0, 1  # rows: the state before the event, the state after it; t
 # alternatives (2 .. K+1), then the rollout's work row (K+2)
 MAX_DECISIONS = 5_000
 """A rollout stops after this many decisions (the rules' own limit, R12, comes first)."""
+INCREMENT = 0x5851F42D4C957F2D
+"""The generators' PCG64 increment (odd) in every rollout and sample, whatever the game's."""
 NOT_EXACT = 1  # error codes of event_values
 STUCK = 2
 
@@ -96,7 +100,8 @@ def _copy_row(st: Any, cd: Any, mem: Any, src: int, dst: int) -> None:
 @inner
 def _restack(st: Any, cd: Any, b: int, key: Any, seed_hi: int, seed_lo: int) -> None:
     """Row ``b``'s stock in the order of ``key`` (a number a card: the highest drawn first,
-    ties in the order they lie), its generator seeded ``(seed_hi, seed_lo)``."""
+    ties in the order they lie), its generator's state ``(seed_hi, seed_lo)`` with the
+    increment :data:`INCREMENT`."""
     n = st[b, I_STOCK_LEN]
     for i in range(1, n):  # insertion sort, ascending keys: the next card (last) has the highest
         c = cd[b, STOCK + i]
@@ -108,6 +113,8 @@ def _restack(st: Any, cd: Any, b: int, key: Any, seed_hi: int, seed_lo: int) -> 
         cd[b, STOCK + j + 1] = c
     st[b, RNG + RNG_STATE_HI] = seed_hi
     st[b, RNG + RNG_STATE_LO] = seed_lo
+    st[b, RNG + RNG_INC_HI] = 0
+    st[b, RNG + RNG_INC_LO] = INCREMENT
     st[b, RNG + RNG_HAS_UINT32] = 0
 
 
@@ -120,6 +127,30 @@ def _finished(st: Any, n: int, b: int, lo: int, hi: int, q: int) -> float:
             return np.nan
         total += np.float64(rows.finished_hand_points(st, n, b, h, q))
     return total
+
+
+@inner
+def _pairs(st: Any, cd: Any, a: int, b: int, have: Any, pair_from: Any, pair_to: Any) -> int:
+    """Pair the cards of row ``b``'s stock that row ``a``'s lacks with those of ``a``'s that
+    ``b``'s lacks, in ascending order (copies counted): ``pair_from[i]`` (``b``'s) takes
+    ``pair_to[i]``'s key, so that the two stocks restack alike but for the cards revealed
+    (common random numbers coupled card for card). The number of pairs."""
+    for c in range(have.shape[0]):
+        have[c] = 0
+    for i in range(st[a, I_STOCK_LEN]):
+        have[cd[a, STOCK + i]] += 1
+    for i in range(st[b, I_STOCK_LEN]):
+        have[cd[b, STOCK + i]] -= 1
+    k_from = 0
+    k_to = 0
+    for c in range(have.shape[0]):
+        for _ in range(-have[c]):
+            pair_from[k_from] = c
+            k_from += 1
+        for _ in range(have[c]):
+            pair_to[k_to] = c
+            k_to += 1
+    return min(k_from, k_to)
 
 
 @entry
@@ -140,6 +171,7 @@ def event_values(
     roll_keys: Any,
     roll_seeds: Any,
     max_decisions: int,
+    couple: bool,
     out: Any,
 ) -> int:
     """``out[r, q]`` := V of row ``r`` for seat ``q``, for ``r`` = ACTUAL and the K
@@ -162,8 +194,15 @@ def event_values(
         _copy_row(st, cd, mem, BEFORE, b)
         _restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
         rows.apply(st, cd, p, sizes, deck, b, action)
+    key = np.empty(roll_keys.shape[1], np.float64)
+    have = np.zeros(roll_keys.shape[1], np.int64)
+    pair_from = np.empty(cd.shape[1], np.int64)
+    pair_to = np.empty(cd.shape[1], np.int64)
     for r in range(1, k_alt + 2):
         hand = st[r, I_HAND_INDEX]
+        pairs = 0
+        if couple and r > ACTUAL:
+            pairs = _pairs(st, cd, ACTUAL, r, have, pair_from, pair_to)
         for q in range(n):
             out[r - 1, q] = 0.0
             if r > ACTUAL:
@@ -173,7 +212,11 @@ def event_values(
                 out[r - 1, q] = done * roll_keys.shape[0]
         for j in range(roll_keys.shape[0]):
             _copy_row(st, cd, mem, r, wk)
-            _restack(st, cd, wk, roll_keys[j], roll_seeds[j, 0], roll_seeds[j, 1])
+            for c in range(key.shape[0]):
+                key[c] = roll_keys[j, c]
+            for i in range(pairs):  # the alternative's own cards take the actual's keys
+                key[pair_from[i]] = roll_keys[j, pair_to[i]]
+            _restack(st, cd, wk, key, roll_seeds[j, 0], roll_seeds[j, 1])
             forget_row(st, mem, wk)
             steps = 0
             while st[wk, I_HAND_INDEX] == hand and st[wk, I_PHASE] != PHASE_GAME_OVER:
@@ -222,6 +265,8 @@ class RolloutLuck:
         alternatives: int = 8,
         seed: int = 0,
         max_decisions: int = MAX_DECISIONS,
+        couple: bool = True,
+        stratify: bool = True,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
@@ -230,12 +275,15 @@ class RolloutLuck:
         self.num_players, self.rules = num_players, rules
         self.rollouts, self.alternatives, self.seed = rollouts, alternatives, seed
         self.max_decisions = max_decisions
-        self._game = VectorGame(alternatives + 3, num_players, rules, seed=0, auto_reset=False)
-        self._mem = new_memory(alternatives + 3)
+        self.couple = couple
+        self.stratify = stratify
+        most = max(alternatives, 52)  # samples of an event: at most a card each
+        self._game = VectorGame(most + 3, num_players, rules, seed=0, auto_reset=False)
+        self._mem = new_memory(most + 3)
         self._weights = weights(ExpertAgent)
         self._ints = np.zeros(SCRATCH_INTS, np.int64)
         self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
-        self._out = np.zeros((alternatives + 1, num_players), np.float64)
+        self._out = np.zeros((most + 1, num_players), np.float64)
 
     def _keys(self, *salt: int) -> tuple[np.ndarray, np.ndarray]:
         rng = np.random.default_rng([self.seed, *salt])
@@ -245,34 +293,50 @@ class RolloutLuck:
 
     def values(
         self, before: Game, action: int, after: Game, salt: Sequence[int] = ()
-    ) -> np.ndarray:
-        """``(alternatives + 1, n)``: V of ``after`` (row 0) and of each sample of ``action``
-        applied to ``before`` (free copies, :func:`free_copy`; ``after`` is ``before`` after
-        ``action``). ``salt``: the event's own numbers (the samples' keys come from it)."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """V of ``after`` and of the samples of ``action`` applied to ``before`` (free copies,
+        :func:`free_copy`; ``after`` is ``before`` after ``action``), and the samples'
+        weights: ``(samples + 1, n)`` (``after`` first) and ``(samples,)`` summing to 1.
+        ``salt``: the event's own numbers (the samples' keys come from it).
+
+        The samples: with ``stratify`` and a decision that does not end its hand drawing
+        from a stock that is not empty, one per distinct card of the stock, that card drawn
+        first (the rest restacked at random), weighted by its copies in the stock (the first
+        card's expectation exact: stratified sampling); otherwise ``alternatives`` samples
+        of the whole stock and generator, weighted alike."""
         state = self._game.state
         rows.load_game(state, BEFORE, before, None)
         rows.load_game(state, ACTUAL, after, None)
         hand0 = before.hand_index
         rng = np.random.default_rng([self.seed, 1, *salt])
-        alt_keys = rng.random((self.alternatives, 52))
-        alt_seeds = rng.integers(0, 2**62, (self.alternatives, 2), dtype=np.int64)
+        stock = np.bincount(before.stock, minlength=52)
+        if self.stratify and stock.any() and after.hand_index == hand0:
+            cards = np.flatnonzero(stock)
+            alt_keys = rng.random((len(cards), 52))
+            alt_keys[np.arange(len(cards)), cards] = 2.0  # drawn first (the highest key)
+            weights = stock[cards] / stock.sum()
+        else:
+            alt_keys = rng.random((self.alternatives, 52))
+            weights = np.full(self.alternatives, 1 / self.alternatives)
+        alt_seeds = rng.integers(0, 2**62, (len(alt_keys), 2), dtype=np.int64)
         roll_keys, roll_seeds = self._keys(2, *salt)
         st, cd, p, sizes, deck = state.arrays()
+        out = self._out[: len(alt_keys) + 1]
         announce_first_use(event_values)
         code = event_values(
             st, cd, p, sizes, deck, self._weights, self._mem, self._ints, self._floats,
             int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds,
-            self.max_decisions, self._out,
+            self.max_decisions, self.couple, out,
         )  # fmt: skip
         if code == NOT_EXACT:
             raise LuckError("a rollout's hand points need more than 53 bits (shuffle pressures)")
         if code == STUCK:
             raise LuckError(f"a rollout went past {self.max_decisions} decisions")
-        out = self._out.copy()
+        out = out.copy()
         # the ACTUAL row was loaded: the hands it finished since hand0 are the game's
         for h in range(hand0, min(after.hand_index, len(after.hand_points))):
             out[0] += after.hand_points[h]
-        return out
+        return out, weights
 
     def value(self, game: Game, salt: Sequence[int] = ()) -> np.ndarray:
         """``(n,)``: each seat's points to the end of ``game``'s hand (its penalties so far
@@ -284,7 +348,8 @@ class RolloutLuck:
         none = np.zeros((0, 52)), np.zeros((0, 2), np.int64)
         code = event_values(
             st, cd, p, sizes, deck, self._weights, self._mem, self._ints, self._floats,
-            -1, game.hand_index, *none, roll_keys, roll_seeds, self.max_decisions, self._out,
+            -1, game.hand_index, *none, roll_keys, roll_seeds, self.max_decisions, False,
+            self._out,
         )  # fmt: skip
         if code:
             raise LuckError(f"a rollout failed (code {code})")
@@ -294,8 +359,8 @@ class RolloutLuck:
         self, before: Game, action: int, after: Game, salt: Sequence[int] = ()
     ) -> np.ndarray:
         """``(n,)``: the event's correction for each seat (:meth:`values`)."""
-        v = self.values(before, action, after, salt)
-        return v[0] - v[1:].mean(axis=0)
+        v, weights = self.values(before, action, after, salt)
+        return v[0] - weights @ v[1:]
 
     def game(self, record: dict[str, Any], salt: Sequence[int] = ()) -> GameLuck:
         """The corrections of a finished game record (:mod:`craits_env.records`)."""

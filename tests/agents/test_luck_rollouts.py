@@ -7,12 +7,11 @@ import pytest
 
 from craits.agents.arena import engine_table
 from craits.agents.luck import LuckError
-from craits.agents.luck_rollouts import RolloutLuck, free_copy, reveals
+from craits.agents.luck_rollouts import INCREMENT, RolloutLuck, free_copy, reveals
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
 from craits_env.records import GameRecorder
-from craits_env.vector import rows
 
 
 def experts() -> list:
@@ -26,12 +25,14 @@ def python_rollout(values: RolloutLuck, game: Game, salt: tuple[int, ...]) -> li
     """What :meth:`RolloutLuck.value`'s first rollout plays, on the Python engine: the stock
     in the rollout's key order (the highest key next), its generator seeded as the row's."""
     keys, seeds = values._keys(2, *salt)
-    row = rows.export_state(values._game.state.st, 1)  # the loaded row: its increment
     hi, lo = (int(v) & (2**64 - 1) for v in seeds[0])
-    row["state"]["state"] = (hi << 64) | lo
-    row["has_uint32"] = 0
     generator = np.random.Generator(np.random.PCG64())
-    generator.bit_generator.state = row
+    generator.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (hi << 64) | lo, "inc": INCREMENT},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
     snap = game.snapshot(resume=True)
     g = Game.from_snapshot(snap, rng=generator)
     g.restack(sorted(g.stock, key=lambda c: -keys[0][c]))
@@ -95,24 +96,60 @@ def test_a_game_is_corrected_at_each_decision_that_reveals_cards() -> None:
     assert values.game(record, (8,)).corrections.tolist() != luck.corrections.tolist()
 
 
-def test_a_correction_is_the_actual_value_less_the_samples_mean() -> None:
-    rules = Rules(hand_sizes=(5,))
-    game = Game(4, rules, seed=3)
+def first_draw(rules: Rules, seed: int) -> tuple[Game, int, Game]:
+    """The state before the first decision of a game that draws, that decision, the state
+    after it (free copies)."""
+    game = Game(4, rules, seed=seed)
     public = PublicGame(game)
     agents = experts()
-    while True:  # the first decision that draws
+    while True:
         before = free_copy(game)
         seat = game.current_player
         action = agents[seat].act(public.views[seat])
         if reveals(public.apply(action)):
-            break
+            return before, action, free_copy(game)
+
+
+def test_a_draw_is_corrected_against_every_card_the_stock_could_give() -> None:
+    """Stratified samples: one per distinct card of the stock, weighted by its copies; the
+    correction is the actual value less their weighted mean."""
+    rules = Rules(hand_sizes=(5,))
+    before, action, after = first_draw(rules, 3)
     values = RolloutLuck(4, rules, rollouts=3, alternatives=4, seed=0)
-    v = values.values(before, action, free_copy(game), (1,))
-    assert v.shape == (5, 4)
-    assert np.allclose(
-        values.corrections(before, action, free_copy(game), (1,)), v[0] - v[1:].mean(0)
-    )
-    assert v[0].tolist() == values.value(free_copy(game), (1,)).tolist()  # the same keys
+    v, weights = values.values(before, action, after, (1,))
+    stock = np.bincount(before.stock, minlength=52)
+    assert weights.tolist() == pytest.approx((stock[stock > 0] / stock.sum()).tolist())
+    assert v.shape == (len(weights) + 1, 4)
+    got = values.corrections(before, action, after, (1,))
+    assert np.allclose(got, v[0] - weights @ v[1:])
+    assert v[0].tolist() == values.value(after, (1,)).tolist()  # the same rollout keys
+    plain = RolloutLuck(4, rules, rollouts=3, alternatives=4, seed=0, stratify=False)
+    v, weights = plain.values(before, action, after, (1,))
+    assert v.shape == (5, 4) and weights.tolist() == [0.25] * 4
+
+
+def test_a_sample_drawing_the_actual_card_is_valued_as_the_actual_state() -> None:
+    """Coupled keys: the stratum of the card actually drawn (one copy in the stock) restacks
+    the rest as the actual state's rollouts do, so its value is the actual value exactly."""
+    rules = Rules(hand_sizes=(5,))
+    for seed in range(40):
+        before, action, after = first_draw(rules, seed)
+        drawn = [
+            c
+            for c in after.hands[before.current_player]
+            if c not in before.hands[before.current_player]
+        ]
+        stock = np.bincount(before.stock, minlength=52)
+        if action == 52 and len(drawn) == 1 and after.stock_size == before.stock_size - 1:
+            break
+    else:
+        raise AssertionError("no game's first draw was a single card from the stock")
+    values = RolloutLuck(4, rules, rollouts=4, seed=2)
+    v, _ = values.values(before, action, after, (5,))
+    stratum = list(np.flatnonzero(stock)).index(drawn[0])
+    assert v[1 + stratum].tolist() == v[0].tolist()
+    uncoupled = RolloutLuck(4, rules, rollouts=4, seed=2, couple=False)
+    assert uncoupled.values(before, action, after, (5,))[0][0].tolist() == v[0].tolist()
 
 
 def test_bad_arguments_and_unfinished_games_are_refused() -> None:
