@@ -3,34 +3,41 @@
 :mod:`craits.agents.luck` corrects every chance event with a small learnt value model, which
 removes little of a game's variance (its width ratios are about 1; ``docs/luck.md``). Here
 ``V`` is measured instead of learnt: the mean of ``rollouts`` plays of the rest of the hand
-by four compiled ``expert`` (:mod:`craits.agents.compiled_expert`) from the full state, on
-the compiled rules (:mod:`craits_env.vector.rows`). The unrevealed cards are restacked per
-rollout by a fixed random key a card, and the generator (reshuffles, R10.1) seeded per rollout:
-*common random numbers*, so two states that differ by a card see nearly the same future and
-their difference is measured far more precisely than either value.
+by four compiled ``expert`` (:mod:`craits.agents.compiled_expert`, its public memory started
+afresh) from the full state, on the compiled rules (:mod:`craits_env.vector.rows`).
 
 **The events.** Each decision whose events reveal cards — a draw from the stock (R3.3, R4,
 R5.3, R6.1, R7.1, R9), a reshuffle (R10.1), the next hand's deal and starter (R2.3) when it
 ends a hand — is one chance event. Its correction for each seat is
 
-    V(the state after it) − mean over ``alternatives`` samples of V(the decision again)
+    V(the state after it) − Σ weight × V(a sample of the decision again)
 
 where a sample applies the same decision to the state before it with the stock restacked
-and the generator seeded at random: an unbiased draw of what the event could have revealed.
+and the generator seeded at random: for a draw from a stock that is not empty, one sample per
+distinct card of the stock with that card drawn first, weighted by its copies (stratified:
+the first card's expectation is exact); otherwise ``alternatives`` samples of equal weight.
 The correction's mean is zero whatever ``V`` is and however few samples are taken, so a
 seat's adjusted score (its score less its corrections) is unbiased (Burch et al., "AIVAT",
 AAAI 2018). ``V`` of a state counts each seat's points from the event's hand (R8, its
 penalties included) to the end of the hand the state is in: a decision that ends a hand is
 valued by that hand's exact points plus the next hand's rollouts.
 
-Not corrected: the first hand's deal and the first dealer (they come before any decision;
-there is no state "before" to sample from in a record), and decisions whose rollout values
-would need more than 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand:
-:class:`~craits.agents.luck.LuckError`).
+**Common random numbers.** Every rollout ``j`` of an event restacks the unrevealed cards by
+the same random key a card and seeds the shuffles alike; a sample's own cards (those the
+actual state's stock lacks) take the keys of the actual state's cards that its stock lacks,
+so the sample that drew the card actually drawn is valued exactly as the actual state, and
+the others differ from it only by what they revealed. The differences, not the values, are
+what the corrections need: this is what makes a few dozen rollouts enough.
 
-**Cost.** A chance event costs ``(alternatives + 1) × rollouts`` plays of the rest of its hand:
-about ``experiments/luck_rollouts.py``'s table. This is a measuring instrument, not the
-shipped estimator: it says what a value function this close to the players removes.
+Not corrected: the first hand's deal and the first dealer (they come before any decision;
+there is no state "before" to sample from in a record). A game whose rollouts would need
+hand points beyond 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand) is
+refused (:class:`~craits.agents.luck.LuckError`).
+
+**Cost.** An event costs (its samples + 1) × ``rollouts`` plays of the rest of its hand:
+about 21 s a standard game of four ``expert`` at ``rollouts=128`` (``docs/luck.md``), where
+the shipped model's corrections take 0.1 s; ``craits tournament --luck rollouts:R[:K]``
+(:class:`RolloutEstimator`).
 """
 
 from __future__ import annotations
@@ -254,8 +261,11 @@ def reveals(events: Sequence[Event]) -> bool:
 
 class RolloutLuck:
     """Corrections of a table's recorded games by compiled ``expert`` rollout values (see the
-    module docstring). ``seed`` makes the samples and the rollouts' keys; it must not be a
-    seed the games' deals came from."""
+    module docstring): ``rollouts`` plays a value, ``alternatives`` samples of an event that
+    is not stratified. ``seed`` makes the samples and the rollouts' keys; it must not be a
+    seed the games' deals came from. ``couple=False`` (independent keys for each sample's
+    cards) and ``stratify=False`` (``alternatives`` samples for every event) are the plainer
+    schemes, for comparison (unbiased too)."""
 
     def __init__(
         self,
