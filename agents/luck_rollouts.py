@@ -409,15 +409,20 @@ class RolloutLuck:
 class RolloutEstimator:
     """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K]``): a game's
     samples and rollout keys come from its key (``record["meta"]["key"]``), so a game is
-    corrected the same way wherever and whenever it is; identity ``rollouts-R-K``."""
+    corrected the same way wherever and whenever it is. Its identity
+    (``rollouts-R-K/vN/expert@M``) names this scheme's version and the rollouts' player, so
+    stored corrections of another are never reused."""
 
     SEED = 410_003
+    VERSION = 1
 
     def __init__(
         self, num_players: int, rules: Rules, rollouts: int, alternatives: int = 8
     ) -> None:
         self.values = RolloutLuck(num_players, rules, rollouts, alternatives, seed=self.SEED)
-        self.model_id = f"rollouts-{rollouts}-{alternatives}"
+        self.model_id = (
+            f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/expert@{ExpertAgent.version}"
+        )
 
     def game(self, record: dict[str, Any]) -> GameLuck:
         key = str((record.get("meta") or {}).get("key", ""))

@@ -8,7 +8,7 @@ estimator made them, else computed from the game's record (``DIR/records.jsonl``
 played again: a game depends only on its tournament and its task,
 :func:`craits.agents.duplicate_tournament.collect_records`) and appended there, so a rerun
 computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the estimator's identity:
-the first 16 hex digits of the value model's weights' sha256, or ``rollouts-R-K``); lines of
+the first 16 hex digits of the value model's weights' sha256, or ``rollouts-R-K/…``); lines of
 another estimator are ignored, and a torn last line is dropped.
 """
 

@@ -131,6 +131,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # An unknown spec, a bad checkpoint, one trained for another table: status 2, now.
         config = identify(config)
         ResultStore.check(args.out, config)  # another tournament's DIR: refused, unchanged
+        if not args.adjusted and args.luck != "model":
+            parser.error(f"--luck {args.luck} corrects the adjusted scores: drop --no-adjusted")
         if args.adjusted:
             from craits.agents.luck_tournament import estimator
 

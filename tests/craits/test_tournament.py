@@ -346,7 +346,8 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
         for _, record in read_records(out / "records.jsonl")
     }
     lines = [json.loads(x) for x in (out / "luck.jsonl").read_text().splitlines()]
-    assert {x["model"] for x in lines} == {"rollouts-3-2"}
+    assert {x["model"] for x in lines} == {estimator.model_id}
+    assert estimator.model_id.startswith("rollouts-3-2/v1/expert@")
     assert {x["key"]: x["corrections"] for x in lines} == expected
     before = (out / "luck.jsonl").read_bytes()
     proc = run_cli(*common, "--out", str(out), "--no-progress", "--luck", "rollouts:3:2")
@@ -357,3 +358,5 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
         assert proc.returncode == 2
         assert f"luck estimator: got {bad!r}, allowed model, rollouts:R" in proc.stderr
         assert not (tmp_path / bad).exists()
+    proc = run_cli(*common, "--out", str(tmp_path / "n"), "--no-adjusted", "--luck", "rollouts:8")
+    assert proc.returncode == 2 and "drop --no-adjusted" in proc.stderr
