@@ -338,10 +338,7 @@ class RolloutLuck:
             int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds,
             self.max_decisions, self.couple, out,
         )  # fmt: skip
-        if code == NOT_EXACT:
-            raise LuckError("a rollout's hand points need more than 53 bits (shuffle pressures)")
-        if code == STUCK:
-            raise LuckError(f"a rollout went past {self.max_decisions} decisions")
+        self._check(code)
         out = out.copy()
         # the ACTUAL row was loaded: the hands it finished since hand0 are the game's
         for h in range(hand0, min(after.hand_index, len(after.hand_points))):
@@ -361,9 +358,15 @@ class RolloutLuck:
             -1, game.hand_index, *none, roll_keys, roll_seeds, self.max_decisions, False,
             self._out,
         )  # fmt: skip
-        if code:
-            raise LuckError(f"a rollout failed (code {code})")
+        self._check(code)
         return self._out[0].copy()
+
+    def _check(self, code: int) -> None:
+        """:class:`LuckError` (one line) for :func:`event_values`' error codes."""
+        if code == NOT_EXACT:
+            raise LuckError("a rollout's hand points need more than 53 bits (shuffle pressures)")
+        if code == STUCK:
+            raise LuckError(f"a rollout went past {self.max_decisions} decisions")
 
     def corrections(
         self, before: Game, action: int, after: Game, salt: Sequence[int] = ()
