@@ -3,12 +3,17 @@
 :mod:`craits.agents.luck` corrects every chance event with a small learnt value model, which
 removes little of a game's variance (its width ratios are about 1; ``docs/luck.md``). Here
 ``V`` is measured instead of learnt: the mean of ``rollouts`` plays of the rest of the hand
-by four compiled ``expert`` (:mod:`craits.agents.compiled_expert`, its public memory started
-afresh) from the full state, on the compiled rules (:mod:`craits_env.vector.rows`).
+from the full state, on the compiled rules (:mod:`craits_env.vector.rows`), each seat played
+as the table played it where a compiled player exists (``expert``, ``tactician``, ``greedy``:
+:mod:`craits.agents.compiled_expert` …, ``random``: uniform on a generator of the rollout's
+own; :func:`seat_players`) and by ``expert`` otherwise (a network, a search agent); the
+experts start from what the hand so far showed publicly (:func:`load_memory`, the
+:class:`~craits_env.public_tracker.PublicTracker`'s inferences), as the table's did.
 
-**The events.** Each decision whose events reveal cards — a draw from the stock (R3.3, R4,
-R5.3, R6.1, R7.1, R9), a reshuffle (R10.1), the next hand's deal and starter (R2.3) when it
-ends a hand — is one chance event. Its correction for each seat is
+**The events.** The first hand's deal and starter (R2.2, R2.3), and each decision whose events
+reveal cards — a draw from the stock (R3.3, R4, R5.3, R6.1, R7.1, R9), a reshuffle (R10.1),
+the next hand's deal and starter when it ends a hand — are the chance events. A decision's
+correction for each seat is
 
     V(the state after it) − Σ weight × V(a sample of the decision again)
 
@@ -20,7 +25,10 @@ The correction's mean is zero whatever ``V`` is and however few samples are take
 seat's adjusted score (its score less its corrections) is unbiased (Burch et al., "AIVAT",
 AAAI 2018). ``V`` of a state counts each seat's points from the event's hand (R8, its
 penalties included) to the end of the hand the state is in: a decision that ends a hand is
-valued by that hand's exact points plus the next hand's rollouts.
+valued by that hand's exact points plus the next hand's rollouts. The first deal's correction
+is ``V`` of the game's start less the mean ``V`` of ``alternatives`` other deals of a shuffled
+deck by the same first dealer (:meth:`RolloutLuck.deal_correction`; the first dealer, drawn
+apart from the shuffle by R2.1, is not corrected).
 
 **Common random numbers.** Every rollout ``j`` of an event restacks the unrevealed cards by
 the same random key a card and seeds the shuffles alike; a sample's own cards (those the
@@ -29,19 +37,19 @@ so the sample that drew the card actually drawn is valued exactly as the actual 
 the others differ from it only by what they revealed. The differences, not the values, are
 what the corrections need: this is what makes a few dozen rollouts enough.
 
-Not corrected: the first hand's deal and the first dealer (they come before any decision;
-there is no state "before" to sample from in a record). A game whose rollouts would need
+A game whose rollouts would need
 hand points beyond 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand) is
 refused (:class:`~craits.agents.luck.LuckError`).
 
 **Cost.** An event costs (its samples + 1) × ``rollouts`` plays of the rest of its hand:
 about 21 s a standard game of four ``expert`` at ``rollouts=128`` (``docs/luck.md``), where
 the shipped model's corrections take 0.1 s; ``craits tournament --luck rollouts:R[:K]``
-(:class:`RolloutEstimator`).
+(:class:`RolloutEstimator`; a game recorded twice alike is corrected once).
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -50,11 +58,16 @@ import numpy as np
 
 from craits_env import Game, Rules
 from craits_env.actions import PHASE_GAME_OVER
+from craits_env.cards import NUM_RANKS
 from craits_env.events import Dealt, Drew, Event, Reshuffled
+from craits_env.public_tracker import PublicTracker
 from craits_env.records import replay
 from craits_env.vector import VectorGame, rows
 from craits_env.vector.jit import announce_first_use, entry, inner, unowned
 from craits_env.vector.layout import (
+    I_CURRENT,
+    I_EPISODE,
+    I_HAND_DECISIONS,
     I_HAND_INDEX,
     I_PHASE,
     I_STOCK_LEN,
@@ -67,10 +80,23 @@ from craits_env.vector.layout import (
     RNG_STATE_LO,
     STOCK,
 )
+from craits_env.vector.rng import random_below
 
+from .base import RandomAgent
+from .compiled_bots import greedy_action
+from .compiled_cards import lowest_bit
 from .compiled_expert import (
     COUNT_INTS,
     DECK_INTS,
+    M_DECISIONS,
+    M_EPISODE,
+    M_HAND,
+    M_NO_COUNT,
+    M_NO_WILD,
+    M_PENDING,
+    M_PLAYED,
+    M_VOID,
+    UNKNOWN,
     deck_counts,
     expert_action,
     forget_row,
@@ -79,19 +105,31 @@ from .compiled_expert import (
     tell,
 )
 from .compiled_expert import TABLE_INTS as _TABLE_INTS
-from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS
+from .compiled_table import EXPERT, GREEDY, RANDOM, TACTICIAN
+from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS, tactician_action
 from .compiled_values import weights
-from .heuristics import ExpertAgent
+from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
 from .luck import GameLuck, LuckError
 
 BEFORE, ACTUAL = 0, 1  # rows: the state before the event, the state after it; then the
-# alternatives (2 .. K+1), then the rollout's work row (K+2)
+# alternatives (2 .. K+1), then the rollout's work row (K+2) and its dice row (K+3: the
+# generator of the random seats' choices)
 MAX_DECISIONS = 5_000
 """A rollout stops after this many decisions (the rules' own limit, R12, comes first)."""
 INCREMENT = 0x5851F42D4C957F2D
 """The generators' PCG64 increment (odd) in every rollout and sample, whatever the game's."""
 NOT_EXACT = 1  # error codes of event_values
 STUCK = 2
+FORGOT = 3
+ROLLOUT_PLAYERS: dict[str, int] = {
+    "expert": EXPERT,
+    "greedy": GREEDY,
+    "tactician": TACTICIAN,
+    "random": RANDOM,
+}
+"""The seats a rollout plays as the table did, by spec; every other spec's seat plays
+``expert`` (the networks and the search agents have no compiled rollout player)."""
+DEAL_SALT = 2**32  # the first deal's salt (decisions are numbered below it)
 
 
 @inner
@@ -160,6 +198,31 @@ def _pairs(st: Any, cd: Any, a: int, b: int, have: Any, pair_from: Any, pair_to:
     return min(k_from, k_to)
 
 
+@inner
+def _seed_dice(st: Any, b: int, seed_hi: int, seed_lo: int) -> None:
+    """Row ``b``'s generator (only its generator is used: the random seats' choices) seeded
+    ``(seed_hi, seed_lo)`` with an increment of its own."""
+    st[b, RNG + RNG_STATE_HI] = seed_hi
+    st[b, RNG + RNG_STATE_LO] = seed_lo
+    st[b, RNG + RNG_INC_HI] = 0
+    st[b, RNG + RNG_INC_LO] = INCREMENT + 2
+    st[b, RNG + RNG_HAS_UINT32] = 0
+
+
+@inner
+def _pick(st: Any, dice: int, legal: int) -> int:
+    """A legal action uniformly at random (``RandomAgent``'s choice, on row ``dice``'s
+    generator)."""
+    count = 0
+    bits = legal
+    while bits:
+        bits &= bits - 1
+        count += 1
+    for _ in range(random_below(st, dice, count)):
+        legal &= legal - 1
+    return lowest_bit(legal)
+
+
 @entry
 def event_values(
     st: Any,
@@ -167,6 +230,8 @@ def event_values(
     p: Any,
     sizes: Any,
     deck: Any,
+    table: Any,
+    w_tactician: Any,
     w: Any,
     mem: Any,
     si: Any,
@@ -179,6 +244,7 @@ def event_values(
     roll_seeds: Any,
     max_decisions: int,
     couple: bool,
+    remember: bool,
     out: Any,
 ) -> int:
     """``out[r, q]`` := V of row ``r`` for seat ``q``, for ``r`` = ACTUAL and the K
@@ -186,7 +252,10 @@ def event_values(
     ``alt_keys[k]`` and seeded ``alt_seeds[k]``); V = the points of hands ``hand0`` .. the
     row's own hand finished in the row (the ACTUAL row's are the caller's: loaded rows do not
     hold them) plus the mean over the rollouts (``roll_keys[j]``, ``roll_seeds[j]``) of the
-    points of the row's hand. 0, or :data:`NOT_EXACT` / :data:`STUCK`."""
+    points of the row's hand, each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
+    ``TACTICIAN`` or ``RANDOM``). With ``remember`` the rollouts' expert memory starts from
+    the rows' (the caller's, of the hand so far; told ``action`` in the alternatives), else
+    from nothing. 0, or :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
     st, cd, p, sizes, deck = unowned(st), unowned(cd), unowned(p), unowned(sizes), unowned(deck)
     si, sf = unowned(si), unowned(sf)
     tb, ft, work = si[:_TABLE_INTS], sf[:TABLE_FLOATS], sf[TABLE_FLOATS:]
@@ -196,10 +265,13 @@ def event_values(
     n = p[P_PLAYERS]
     k_alt = alt_keys.shape[0]
     wk = k_alt + 2
+    dice = k_alt + 3
     for k in range(k_alt):
         b = 2 + k
         _copy_row(st, cd, mem, BEFORE, b)
         _restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
+        if remember and not tell(st, p, mem, b, action):
+            return FORGOT
         rows.apply(st, cd, p, sizes, deck, b, action)
     key = np.empty(roll_keys.shape[1], np.float64)
     have = np.zeros(roll_keys.shape[1], np.int64)
@@ -224,16 +296,26 @@ def event_values(
             for i in range(pairs):  # the alternative's own cards take the actual's keys
                 key[pair_from[i]] = roll_keys[j, pair_to[i]]
             _restack(st, cd, wk, key, roll_seeds[j, 0], roll_seeds[j, 1])
-            forget_row(st, mem, wk)
+            _seed_dice(st, dice, roll_seeds[j, 1], roll_seeds[j, 0])
+            if not remember:
+                forget_row(st, mem, wk)
             steps = 0
             while st[wk, I_HAND_INDEX] == hand and st[wk, I_PHASE] != PHASE_GAME_OVER:
                 if steps >= max_decisions:
                     return STUCK
                 if not settle(st, p, mem, wk):
-                    return STUCK
-                a = expert_action(st, p, w, mem, wk, dk, tb, ft, cnt, work)
+                    return FORGOT
+                who = table[st[wk, I_CURRENT]]
+                if who == EXPERT:
+                    a = expert_action(st, p, w, mem, wk, dk, tb, ft, cnt, work)
+                elif who == TACTICIAN:
+                    a = tactician_action(st, p, w_tactician, wk, tb, ft, work)
+                elif who == GREEDY:
+                    a = greedy_action(st, p, wk)
+                else:
+                    a = _pick(st, dice, rows.legal_bits(st, p, wk))
                 if not tell(st, p, mem, wk, a):
-                    return STUCK
+                    return FORGOT
                 rows.apply(st, cd, p, sizes, deck, wk, a)
                 steps += 1
             for q in range(n):
@@ -244,6 +326,34 @@ def event_values(
         for q in range(n):
             out[r - 1, q] /= roll_keys.shape[0]
     return 0
+
+
+def load_memory(mem: np.ndarray, st: np.ndarray, b: int, tracker: PublicTracker) -> None:
+    """Row ``b``'s expert memory := what ``tracker`` (following the game loaded in row ``b``)
+    inferred of the hand so far, settled at the row as it stands (the memory
+    :func:`~craits.agents.compiled_expert.settle` would have built deciding by deciding)."""
+    state = tracker.state()
+    mem[b, :] = UNKNOWN
+    for seat, bases in enumerate(state["void_base"]):
+        for suit, base in enumerate(bases):
+            mem[b, M_VOID + 4 * seat + suit] = UNKNOWN if base is None else base
+    for seat, base in enumerate(state["no_wild_base"]):
+        mem[b, M_NO_WILD + seat] = UNKNOWN if base is None else base
+    for seat, base in enumerate(state["no_count_base"]):
+        mem[b, M_NO_COUNT + seat] = UNKNOWN if base is None else base
+    mem[b, M_PLAYED:] = 0
+    for seat, cards in enumerate(tracker.played):
+        for card in cards:
+            mem[b, M_PLAYED + 4 * seat + card // NUM_RANKS] += 1
+    mem[b, M_EPISODE] = st[b, I_EPISODE]
+    mem[b, M_HAND] = st[b, I_HAND_INDEX]
+    mem[b, M_DECISIONS] = st[b, I_HAND_DECISIONS]
+    mem[b, M_PENDING] = 0
+
+
+def seat_players(seats: Sequence[str]) -> np.ndarray:
+    """The rollouts' player of each seat (:data:`ROLLOUT_PLAYERS`; ``expert`` for others)."""
+    return np.array([ROLLOUT_PLAYERS.get(s, EXPERT) for s in seats], np.int64)
 
 
 def free_copy(game: Game) -> Game:
@@ -260,12 +370,15 @@ def reveals(events: Sequence[Event]) -> bool:
 
 
 class RolloutLuck:
-    """Corrections of a table's recorded games by compiled ``expert`` rollout values (see the
-    module docstring): ``rollouts`` plays a value, ``alternatives`` samples of an event that
-    is not stratified. ``seed`` makes the samples and the rollouts' keys; it must not be a
-    seed the games' deals came from. ``couple=False`` (independent keys for each sample's
-    cards) and ``stratify=False`` (``alternatives`` samples for every event) are the plainer
-    schemes, for comparison (unbiased too)."""
+    """Corrections of a table's recorded games by compiled rollout values (see the module
+    docstring): ``rollouts`` plays a value, ``alternatives`` samples of an event that is not
+    stratified (and of the first deal). ``seed`` makes the samples and the rollouts' keys; it
+    must not be a seed the games' deals came from. The plainer schemes, for comparison (all
+    unbiased): ``couple=False`` (independent keys for each sample's cards),
+    ``stratify=False`` (``alternatives`` samples for every event), ``remember=False`` (the
+    rollouts' experts start knowing nothing of the hand so far), ``first_deal=False`` (the
+    first hand's deal not corrected), ``seated=False`` (every seat's rollouts play
+    ``expert``, whoever sat there)."""
 
     def __init__(
         self,
@@ -277,6 +390,9 @@ class RolloutLuck:
         max_decisions: int = MAX_DECISIONS,
         couple: bool = True,
         stratify: bool = True,
+        remember: bool = True,
+        first_deal: bool = True,
+        seated: bool = True,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
@@ -285,12 +401,14 @@ class RolloutLuck:
         self.num_players, self.rules = num_players, rules
         self.rollouts, self.alternatives, self.seed = rollouts, alternatives, seed
         self.max_decisions = max_decisions
-        self.couple = couple
-        self.stratify = stratify
+        self.couple, self.stratify, self.remember = couple, stratify, remember
+        self.first_deal, self.seated = first_deal, seated
         most = max(alternatives, 52)  # samples of an event: at most a card each
-        self._game = VectorGame(most + 3, num_players, rules, seed=0, auto_reset=False)
-        self._mem = new_memory(most + 3)
+        self._game = VectorGame(most + 4, num_players, rules, seed=0, auto_reset=False)
+        self._mem = new_memory(most + 4)
         self._weights = weights(ExpertAgent)
+        self._w_tactician = weights(TacticianAgent)
+        self._experts = seat_players(["expert"] * num_players)
         self._ints = np.zeros(SCRATCH_INTS, np.int64)
         self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
         self._out = np.zeros((most + 1, num_players), np.float64)
@@ -301,13 +419,35 @@ class RolloutLuck:
             0, 2**62, (self.rollouts, 2), dtype=np.int64
         )
 
+    def _table(self, table: Sequence[int] | np.ndarray | None) -> np.ndarray:
+        if table is None:
+            return self._experts
+        codes = np.asarray(table, np.int64)
+        known = [*ROLLOUT_PLAYERS.values()]
+        if codes.shape != (self.num_players,) or not np.isin(codes, known).all():
+            raise ValueError(
+                f"table: got {list(table)!r}, allowed {self.num_players} of "
+                f"{sorted(ROLLOUT_PLAYERS.values())} (seat_players)"
+            )
+        return codes
+
     def values(
-        self, before: Game, action: int, after: Game, salt: Sequence[int] = ()
+        self,
+        before: Game,
+        action: int,
+        after: Game,
+        salt: Sequence[int] = (),
+        table: Sequence[int] | np.ndarray | None = None,
+        memory: tuple[PublicTracker, PublicTracker] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """V of ``after`` and of the samples of ``action`` applied to ``before`` (free copies,
         :func:`free_copy`; ``after`` is ``before`` after ``action``), and the samples'
         weights: ``(samples + 1, n)`` (``after`` first) and ``(samples,)`` summing to 1.
-        ``salt``: the event's own numbers (the samples' keys come from it).
+        ``salt``: the event's own numbers (the samples' keys come from it). ``table``: each
+        seat's rollout player (:func:`seat_players`; ``expert`` everywhere by default).
+        ``memory``: public trackers of the hand at ``before`` and at ``after``, whose
+        inferences the rollouts' experts start from (with ``remember``; else, or without
+        them, they start knowing nothing).
 
         The samples: with ``stratify`` and a decision that does not end its hand drawing
         from a stock that is not empty, one per distinct card of the stock, that card drawn
@@ -317,6 +457,11 @@ class RolloutLuck:
         state = self._game.state
         rows.load_game(state, BEFORE, before, None)
         rows.load_game(state, ACTUAL, after, None)
+        remember = self.remember and memory is not None
+        if remember:
+            assert memory is not None
+            load_memory(self._mem, state.st, BEFORE, memory[0])
+            load_memory(self._mem, state.st, ACTUAL, memory[1])
         hand0 = before.hand_index
         rng = np.random.default_rng([self.seed, 1, *salt])
         stock = np.bincount(before.stock, minlength=52)
@@ -330,36 +475,68 @@ class RolloutLuck:
             weights = np.full(self.alternatives, 1 / self.alternatives)
         alt_seeds = rng.integers(0, 2**62, (len(alt_keys), 2), dtype=np.int64)
         roll_keys, roll_seeds = self._keys(2, *salt)
-        st, cd, p, sizes, deck = state.arrays()
-        out = self._out[: len(alt_keys) + 1]
-        announce_first_use(event_values)
-        code = event_values(
-            st, cd, p, sizes, deck, self._weights, self._mem, self._ints, self._floats,
-            int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds,
-            self.max_decisions, self.couple, out,
-        )  # fmt: skip
-        self._check(code)
-        out = out.copy()
+        table_ = self._table(table)
+        out = self._run(
+            int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds, table_, remember
+        )
         # the ACTUAL row was loaded: the hands it finished since hand0 are the game's
         for h in range(hand0, min(after.hand_index, len(after.hand_points))):
             out[0] += after.hand_points[h]
         return out, weights
 
-    def value(self, game: Game, salt: Sequence[int] = ()) -> np.ndarray:
-        """``(n,)``: each seat's points to the end of ``game``'s hand (its penalties so far
-        included), the mean of the rollouts (a free copy, :func:`free_copy`)."""
-        state = self._game.state
-        rows.load_game(state, ACTUAL, game, None)
-        roll_keys, roll_seeds = self._keys(2, *salt)
-        st, cd, p, sizes, deck = state.arrays()
-        none = np.zeros((0, 52)), np.zeros((0, 2), np.int64)
+    def _run(
+        self,
+        action: int,
+        hand0: int,
+        alt_keys: np.ndarray,
+        alt_seeds: np.ndarray,
+        roll_keys: np.ndarray,
+        roll_seeds: np.ndarray,
+        table: np.ndarray,
+        remember: bool,
+    ) -> np.ndarray:
+        st, cd, p, sizes, deck = self._game.state.arrays()
+        out = self._out[: len(alt_keys) + 1]
+        announce_first_use(event_values)
         code = event_values(
-            st, cd, p, sizes, deck, self._weights, self._mem, self._ints, self._floats,
-            -1, game.hand_index, *none, roll_keys, roll_seeds, self.max_decisions, False,
-            self._out,
+            st, cd, p, sizes, deck, table, self._w_tactician, self._weights, self._mem,
+            self._ints, self._floats, action, hand0, alt_keys, alt_seeds, roll_keys,
+            roll_seeds, self.max_decisions, self.couple, remember, out,
         )  # fmt: skip
         self._check(code)
-        return self._out[0].copy()
+        return out.copy()
+
+    def value(
+        self, game: Game, salt: Sequence[int] = (), table: Sequence[int] | np.ndarray | None = None
+    ) -> np.ndarray:
+        """``(n,)``: each seat's points to the end of ``game``'s hand (its penalties so far
+        included), the mean of the rollouts (a free copy, :func:`free_copy`; the rollouts'
+        experts start knowing nothing of the hand so far)."""
+        rows.load_game(self._game.state, ACTUAL, game, None)
+        roll_keys, roll_seeds = self._keys(2, *salt)
+        none = np.zeros((0, 52)), np.zeros((0, 2), np.int64)
+        table_ = self._table(table)
+        return self._run(-1, game.hand_index, *none, roll_keys, roll_seeds, table_, False)[0]
+
+    def deal_correction(
+        self, game: Game, salt: Sequence[int] = (), table: Sequence[int] | np.ndarray | None = None
+    ) -> np.ndarray:
+        """``(n,)``: the first deal's correction of ``game`` (at its start): its value less
+        the mean value of ``alternatives`` deals of a uniformly shuffled deck (R2.2) by the
+        same first dealer, all with the same rollout keys. Unbiased when the game's own deck
+        order was uniformly shuffled, whatever its first dealer (R2.1 draws the dealer apart
+        from the shuffle)."""
+        rng = np.random.default_rng([self.seed, 3, *salt])
+        actual = self.value(free_copy(game), salt, table)
+        samples = [
+            self.value(
+                free_copy(Game(self.num_players, self.rules, dealer=game.first_dealer, seed=s)),
+                salt,
+                table,
+            )
+            for s in rng.integers(0, 2**62, self.alternatives).tolist()
+        ]
+        return actual - np.mean(samples, axis=0)
 
     def _check(self, code: int) -> None:
         """:class:`LuckError` (one line) for :func:`event_values`' error codes."""
@@ -367,16 +544,27 @@ class RolloutLuck:
             raise LuckError("a rollout's hand points need more than 53 bits (shuffle pressures)")
         if code == STUCK:
             raise LuckError(f"a rollout went past {self.max_decisions} decisions")
+        if code == FORGOT:
+            raise LuckError("a rollout's expert memory lost track of its row (a bug)")
 
     def corrections(
-        self, before: Game, action: int, after: Game, salt: Sequence[int] = ()
+        self,
+        before: Game,
+        action: int,
+        after: Game,
+        salt: Sequence[int] = (),
+        table: Sequence[int] | np.ndarray | None = None,
+        memory: tuple[PublicTracker, PublicTracker] | None = None,
     ) -> np.ndarray:
         """``(n,)``: the event's correction for each seat (:meth:`values`)."""
-        v, weights = self.values(before, action, after, salt)
+        v, weights = self.values(before, action, after, salt, table, memory)
         return v[0] - weights @ v[1:]
 
     def game(self, record: dict[str, Any], salt: Sequence[int] = ()) -> GameLuck:
-        """The corrections of a finished game record (:mod:`craits_env.records`)."""
+        """The corrections of a finished game record (:mod:`craits_env.records`): its first
+        deal's (with ``first_deal``) and every decision's that revealed cards, the rollouts
+        playing each seat as the record's ``seats`` (with ``seated``: :func:`seat_players`)
+        and remembering the hand so far (with ``remember``)."""
         if not record.get("finished"):
             raise LuckError("an unfinished game cannot be adjusted (its score is not final)")
         chance: set[int] = set()
@@ -389,44 +577,80 @@ class RolloutLuck:
 
         replay(record, on_decision=note)
         n = int(record["num_players"])
+        table = seat_players(record["seats"]) if self.seated else self._experts
         total = np.zeros(n)
-        held: list[Game | None] = [None]
+        held: list[Any] = [None, None]  # the state before the next chance decision, its memory
+        tracker: list[PublicTracker] = []
         step[0] = 0
 
-        def start(g: Game, _events: Sequence[Event]) -> None:
-            held[0] = free_copy(g) if 0 in chance else None
+        def keep(g: Game, i: int) -> None:
+            chance_next = i in chance and not g.is_over
+            held[0] = free_copy(g) if chance_next else None
+            held[1] = tracker[0].copy_for(held[0]) if chance_next and self.remember else None
 
-        def decide(g: Game, _p: int, action: int, _events: list[Event]) -> None:
+        def start(g: Game, _events: Sequence[Event]) -> None:
+            tracker.append(PublicTracker(g))
+            if self.first_deal:
+                total[:] += self.deal_correction(g, (*salt, DEAL_SALT), table)
+            keep(g, 0)
+
+        def decide(g: Game, _p: int, action: int, events: list[Event]) -> None:
             i = step[0]
+            tracker[0].observe(events)
             if i in chance:
                 before = held[0]
                 assert before is not None
-                total[:] += self.corrections(before, action, free_copy(g), (*salt, i))
-            held[0] = free_copy(g) if i + 1 in chance and not g.is_over else None
+                after = free_copy(g)
+                memory = None
+                if self.remember:
+                    memory = (held[1], tracker[0].copy_for(after))
+                total[:] += self.corrections(before, action, after, (*salt, i), table, memory)
+            keep(g, i + 1)
             step[0] += 1
 
         game = replay(record, on_start=start, on_decision=decide)
-        return GameLuck(np.array(game.scores, np.float64), total, len(chance))
+        events = len(chance) + (1 if self.first_deal else 0)
+        return GameLuck(np.array(game.scores, np.float64), total, events)
+
+
+def record_body(record: dict[str, Any]) -> bytes:
+    """A game's record less ``meta`` (where and when it was played), as canonical JSON: the
+    same for the same game recorded twice (the seat rotations of a table whose players all
+    play alike)."""
+    body = {k: v for k, v in record.items() if k != "meta"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def record_salt(record: dict[str, Any]) -> int:
+    """A game's own number, the crc32 of :func:`record_body`: the same game recorded twice
+    gets the same corrections."""
+    return zlib.crc32(record_body(record))
 
 
 class RolloutEstimator:
     """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K]``): a game's
-    samples and rollout keys come from its key (``record["meta"]["key"]``), so a game is
+    samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
     corrected the same way wherever and whenever it is. Its identity
-    (``rollouts-R-K/vN/expert@M``) names this scheme's version and the rollouts' player, so
-    stored corrections of another are never reused."""
+    (``rollouts-R-K/vN/seated:…``) names this scheme's version and the rollouts' players'
+    versions, so stored corrections of another are never reused."""
 
     SEED = 410_003
-    VERSION = 1
+    VERSION = 2
 
     def __init__(
         self, num_players: int, rules: Rules, rollouts: int, alternatives: int = 8
     ) -> None:
         self.values = RolloutLuck(num_players, rules, rollouts, alternatives, seed=self.SEED)
-        self.model_id = (
-            f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/expert@{ExpertAgent.version}"
+        players = ",".join(
+            f"{name}@{cls.version}"
+            for name, cls in (
+                ("expert", ExpertAgent),
+                ("tactician", TacticianAgent),
+                ("greedy", GreedyAgent),
+                ("random", RandomAgent),
+            )
         )
+        self.model_id = f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/seated:{players}"
 
     def game(self, record: dict[str, Any]) -> GameLuck:
-        key = str((record.get("meta") or {}).get("key", ""))
-        return self.values.game(record, (zlib.crc32(key.encode()),))
+        return self.values.game(record, (record_salt(record),))

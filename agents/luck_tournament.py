@@ -9,11 +9,14 @@ played again: a game depends only on its tournament and its task,
 :func:`craits.agents.duplicate_tournament.collect_records`) and appended there, so a rerun
 computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the estimator's identity:
 the first 16 hex digits of the value model's weights' sha256, or ``rollouts-R-K/…``); lines of
-another estimator are ignored, and a torn last line is dropped.
+another estimator are ignored, and a torn last line is dropped. Games recorded alike but for
+their ``meta`` (the seat rotations of a table of players who all play alike) are corrected
+once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing as mp
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,7 +27,7 @@ from craits_env.rules import Rules
 
 from .duplicate_tournament import TournamentConfig, TournamentError, collect_records
 from .luck import LuckEstimator
-from .luck_rollouts import RolloutEstimator
+from .luck_rollouts import RolloutEstimator, record_body
 
 LUCK_FILE = "luck.jsonl"
 CHUNK = 32  # records a worker process adjusts at a time
@@ -62,6 +65,11 @@ def estimator(spec: str, num_players: int, rules: Rules) -> LuckEstimator | Roll
     raise ValueError(f"luck estimator: got {spec!r}, allowed {ESTIMATORS} (each 1 to 4096)")
 
 
+def _same_game(record: dict[str, Any]) -> str:
+    """What tells a game apart: its record less ``meta``, hashed."""
+    return hashlib.sha256(record_body(record)).hexdigest()
+
+
 def _corrections(job: tuple[str, int, dict[str, Any], list[dict[str, Any]]]) -> list[list[float]]:
     spec, players, rules, records = job
     chosen = estimator(spec, players, Rules.from_dict(rules))
@@ -87,7 +95,13 @@ def tournament_luck(
         progress(len(games) - len(missing), len(games))
     if not missing:
         return {k: found[k] for k in games}
-    records = collect_records(config, out, missing)
+    records = []
+    alike: dict[str, list[str]] = {}  # the keys of each distinct game
+    for record in collect_records(config, out, missing):
+        keys = alike.setdefault(_same_game(record), [])
+        if not keys:
+            records.append(record)
+        keys.append(record["meta"]["key"])
     chunk = CHUNK if by == "model" else 1  # rollouts: seconds a game
     chunks = [records[i : i + chunk] for i in range(0, len(records), chunk)]
     rules = config.rules.to_dict()
@@ -95,14 +109,12 @@ def tournament_luck(
 
     def keep(part: Sequence[dict[str, Any]], corrections: list[list[float]]) -> None:
         nonlocal done
-        lines = [
-            {"key": r["meta"]["key"], "model": model_id, "corrections": c}
-            for r, c in zip(part, corrections, strict=True)
+        pairs = [
+            (key, c) for r, c in zip(part, corrections, strict=True) for key in alike[_same_game(r)]
         ]
-        append_jsonl(path, lines)
-        for line in lines:
-            found[line["key"]] = line["corrections"]
-        done += len(lines)
+        append_jsonl(path, [{"key": k, "model": model_id, "corrections": c} for k, c in pairs])
+        found.update(pairs)
+        done += len(pairs)
         if progress:
             progress(done, len(games))
 

@@ -12,9 +12,15 @@ Writes ``experiments/results/luck/widths.md`` and ``widths.json``; with ``--card
 cards' 1,000 deals), each committed card's entry against ``expert`` on the standard table is
 made again by the card's own code with the corrections, checked figure for figure against the
 committed one, and written with its adjusted figures (``card.json``, ``.md``, ``.png``).
-Usage::
+``--luck rollouts:R:K`` corrects by compiled rollout values instead
+(:class:`craits.agents.luck_rollouts.RolloutEstimator`, seconds a game: a deal's rotations
+that are one game, as a table of four ``expert``'s, are corrected once) and writes
+``widths-rollouts-R-K.md`` and ``.json``; with ``--keep`` each deal's games are kept as they
+are done, so a run stopped part way goes on where it stopped. Usage::
 
     python experiments/luck_widths.py --deals 1000 --workers 2 --keep runs/luck/widths --cards
+    python experiments/luck_widths.py --deals 300 --agents expert --luck rollouts:128:16 \
+        --keep runs/luck/widths
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ import numpy as np
 
 from craits.agents.duplicate_tournament import GamePlayer, identify, plan
 from craits.agents.luck import LuckEstimator
+from craits.agents.luck_rollouts import record_salt
+from craits.agents.luck_tournament import estimator as luck_estimator
 from craits.benchmark.card import Matchup, agent_seat, matchup_entry
 from craits.benchmark.deal_sets import first_deals, load
 from craits.benchmark.evaluate import write
@@ -39,20 +47,24 @@ AGENTS = ("random", "greedy", "tactician", "expert", "champion")
 RESAMPLES = 2000
 
 
-def _games(job: tuple[str, int, int, int]) -> list[dict]:
+def _games(job: tuple[str, int, int, int, str]) -> list[dict]:
     """Deals lo..hi's games (the tournament's result, less its record) with ``luck``: every
-    seat's correction."""
-    spec, deals, lo, hi = job
+    seat's correction by the estimator ``by`` (a game recorded alike twice, corrected once)."""
+    spec, deals, lo, hi, by = job
     deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
     config = identify(deal_set.config((spec, "expert", "expert", "expert")))
     player = GamePlayer(config, record=True)
-    estimator = LuckEstimator()
+    estimator = luck_estimator(by, config.players, config.rules)
     out = []
+    done: dict[int, list[float]] = {}
     for task in plan(config):
         if lo <= task.deal < hi:
             result = player.play(task)
-            luck = estimator.game(result.pop("record"))
-            out.append({**result, "luck": [float(x) for x in luck.corrections]})
+            record = result.pop("record")
+            salt = record_salt(record)
+            if salt not in done:
+                done[salt] = [float(x) for x in estimator.game(record).corrections]
+            out.append({**result, "luck": done[salt]})
     return out
 
 
@@ -61,24 +73,52 @@ def interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def measure(specs: list[str], deals: int, workers: int, keep: Path | None) -> dict[str, dict]:
-    """Each agent's games with their corrections; with ``keep``, read from and written to
-    ``keep/SPEC-DEALS-MODEL.json`` (a rerun plays nothing twice)."""
+def _file_name(model: str) -> str:
+    """An estimator's identity as a file name's part."""
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in model)
+
+
+def measure(
+    specs: list[str], deals: int, workers: int, keep: Path | None, by: str = "model"
+) -> dict[str, dict]:
+    """Each agent's games with their corrections by the estimator ``by``; with ``keep``,
+    read from and written to ``keep/SPEC-DEALS-ESTIMATOR.json`` (a rerun plays nothing
+    twice), and for rollouts each chunk of deals as it is done to ``….jsonl`` beside it (a
+    stopped run goes on where it stopped)."""
     found: dict[str, dict] = {}
-    chunk = 25
-    model = LuckEstimator().model_id
+    chunk = 25 if by == "model" else 1
+    model = _file_name(luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id)
     with mp.get_context("spawn").Pool(workers) as pool:
         for spec in specs:
             start = time.monotonic()
             cached = None if keep is None else keep / f"{spec}-{deals}-{model}.json"
+            partial = None if cached is None else cached.with_suffix(".jsonl")
             if cached is not None and cached.is_file():
                 games = json.loads(cached.read_text())
             else:
-                jobs = [(spec, deals, lo, min(lo + chunk, deals)) for lo in range(0, deals, chunk)]
-                games = sorted(
-                    (g for part in pool.imap(_games, jobs) for g in part),
-                    key=lambda g: (g["deal"], g["rotation"]),
-                )
+                kept: list[dict] = []
+                if partial is not None and partial.is_file():
+                    for line in partial.read_text().splitlines():
+                        try:
+                            kept.extend(json.loads(line))
+                        except json.JSONDecodeError:
+                            continue  # a torn line: its chunk is done again
+                have = {g["deal"] for g in kept}
+                jobs = [
+                    (spec, deals, lo, min(lo + chunk, deals), by)
+                    for lo in range(0, deals, chunk)
+                    if lo not in have
+                ]
+                games = kept
+                for part in pool.imap(_games, jobs):
+                    games.extend(part)
+                    if partial is not None:
+                        partial.parent.mkdir(parents=True, exist_ok=True)
+                        with partial.open("a") as f:
+                            f.write(json.dumps(part) + "\n")
+                        print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
+                              f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+                games.sort(key=lambda g: (g["deal"], g["rotation"]))
                 if cached is not None:
                     cached.parent.mkdir(parents=True, exist_ok=True)
                     cached.write_text(json.dumps(games))
@@ -166,21 +206,36 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, help="a folder to keep each agent's games in (a rerun reuses them)"
     )
+    parser.add_argument(
+        "--luck",
+        default="model",
+        help="the estimator: model (the shipped value model) or rollouts:R[:K]",
+    )
     args = parser.parse_args()
+    try:
+        estimator = luck_estimator(args.luck, 4, load("v1", "standard_4p").rules)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.cards and args.luck != "model":
+        parser.error("--cards writes the shipped model's figures: drop --luck or --cards")
     specs = list(dict.fromkeys(["expert", *args.agents]))
-    found = measure(specs, args.deals, args.workers, args.keep)
+    found = measure(specs, args.deals, args.workers, args.keep, args.luck)
     idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
     ref = found["expert"]
     ref_adj = (ref["score"] - ref["correction"]).mean(axis=1)
-    estimator = LuckEstimator()
     command = "python experiments/luck_widths.py --deals {} --agents {}".format(
         args.deals, " ".join(args.agents)
+    ) + ("" if args.luck == "model" else f" --luck {args.luck}")
+    by = (
+        f"value model `{estimator.model_id}`"
+        if isinstance(estimator, LuckEstimator)
+        else f"rollout values `{estimator.model_id}` (docs/luck.md)"
     )
     lines = [
         "# The luck-adjusted estimator: interval widths against three `expert`",
         "",
         f"Suite v1's standard table, the first {args.deals} deals, every seat rotation "
-        f"({4 * args.deals} games an agent); value model `{estimator.model_id}`; 95% "
+        f"({4 * args.deals} games an agent); {by}; 95% "
         "percentile bootstrap over deals (2,000 resamples). `plain` and `adjusted`: the mean "
         "game score; `paired`: minus `expert`'s score in the same seat of the same deal. "
         "`ratio`: adjusted width ÷ plain width (at most 0.5 is the target); `deals for the "
@@ -195,7 +250,13 @@ def main() -> None:
         "| same games as the card |",
         "|---|---|---|---:|---:|---|---|---|---:|---|",
     ]
-    summary = {"command": command, "model": estimator.model.sha256, "agents": {}}
+    summary = {
+        "command": command,
+        "model": estimator.model.sha256
+        if isinstance(estimator, LuckEstimator)
+        else estimator.model_id,
+        "agents": {},
+    }
     for spec in specs:
         f = found[spec]
         plain = f["score"].mean(axis=1)
@@ -237,8 +298,9 @@ def main() -> None:
         )
     OUT.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
-    (OUT / "widths.md").write_text(text)
-    (OUT / "widths.json").write_text(json.dumps(summary, indent=1) + "\n")
+    name = "widths" if args.luck == "model" else "widths-" + args.luck.replace(":", "-")
+    (OUT / f"{name}.md").write_text(text)
+    (OUT / f"{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(text)
     if args.cards:
         for folder in write_cards(found, args.deals):

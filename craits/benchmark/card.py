@@ -179,11 +179,14 @@ def _adjusted(
 
     mine = per_deal(m.games)
     plain_ci, adjusted_ci = _interval(means(mine, 0), idx), _interval(means(mine, 1), idx)
-    adjusted = {
+    adjusted: dict[str, Any] = {
         "mean_score": float(np.mean([v[1] for v in mine.values()])),
         "mean_score_ci": adjusted_ci,
         "width_ratio": width(adjusted_ci) / width(plain_ci) if width(plain_ci) > 0 else math.nan,
     }
+    by = {g.get("luck_by") for g in games}
+    if len(by) == 1 and None not in by:  # every game's corrections by one named estimator
+        adjusted["estimator"] = by.pop()
     if m.reference is None:
         return adjusted, None
     theirs = per_deal(m.reference)
@@ -302,6 +305,12 @@ def to_markdown(card: dict[str, Any]) -> str:
     luck = any("adjusted" in o for t in card["tables"] for o in t["opponents"])
     if luck:
         lines += ["", ADJUSTED_NOTE]
+        by = sorted(
+            {o["adjusted"]["estimator"] for t in card["tables"] for o in t["opponents"]
+             if "estimator" in o.get("adjusted", {})}
+        )  # fmt: skip
+        if by:
+            lines[-1] += " Estimator: " + ", ".join(f"`{b}`" for b in by) + "."
     for table in card["tables"]:
         lines += [
             "",

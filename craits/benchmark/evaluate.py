@@ -37,7 +37,7 @@ from craits.agents.duplicate_tournament import (
     identify,
     results_in_order,
 )
-from craits.agents.luck_tournament import tournament_luck
+from craits.agents.luck_tournament import estimator, tournament_luck
 from craits.agents.specs import make_agent, resolve_agent
 from craits_env import __version__
 from craits_env.engine import Game
@@ -69,6 +69,9 @@ class Options:
     adjusted: bool = True
     """compute every game's luck corrections (:mod:`craits.agents.luck`) for the card's
     adjusted estimates; the games' records are dropped once they are corrected"""
+    luck: str = "model"
+    """the luck estimator (:func:`craits.agents.luck_tournament.estimator`: ``model`` or
+    ``rollouts:R[:K]``), named in the card's adjusted entries"""
 
     @property
     def games(self) -> Path:
@@ -238,9 +241,11 @@ def _play(run: Run, what: str, options: Options) -> list[dict]:
     )
     ordered = results_in_order(games, run.config)
     if options.adjusted:  # each game's luck corrections, for the adjusted estimates
-        luck = tournament_luck(run.config, run.folder, games, options.workers)
+        by = options.luck
+        luck = tournament_luck(run.config, run.folder, games, options.workers, by=by)
         (run.folder / RECORDS_FILE).unlink(missing_ok=True)  # luck.jsonl keeps what counts
-        ordered = [{**g, "luck": luck[g["key"]]} for g in ordered]
+        named = estimator(by, run.config.players, run.config.rules).model_id
+        ordered = [{**g, "luck": luck[g["key"]], "luck_by": named} for g in ordered]
     return ordered
 
 

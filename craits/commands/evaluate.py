@@ -81,6 +81,14 @@ def add_parser(sub: Any) -> None:
         "by default: about 0.1 s of numpy a game on top of playing it; --no-adjusted skips "
         "them)",
     )
+    ev.add_argument(
+        "--luck",
+        default="model",
+        metavar="ESTIMATOR",
+        help="what the adjusted estimates are corrected by, named in the card: model (the "
+        "shipped value model, the default) or rollouts:R[:K] (compiled rollouts: seconds a "
+        "game, narrower intervals; docs/luck.md)",
+    )
     ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)
     ev.set_defaults(run=run)
 
@@ -107,6 +115,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         chosen = suite(args.suite)
         resolve_agent(args.spec)  # an unknown spec or a bad checkpoint: status 2, now
+        if not args.adjusted and args.luck != "model":
+            parser.error(f"--luck {args.luck} corrects the adjusted estimates: drop --no-adjusted")
+        if args.adjusted:
+            from craits.agents.luck_tournament import estimator
+            from craits_env import Rules
+
+            estimator(args.luck, 4, Rules())  # a bad --luck: refused before any game
     except ValueError as e:
         parser.error(str(e))
     out = args.out or Path("evaluate") / slug(args.spec)
@@ -123,7 +138,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     command = "craits evaluate " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else ""
     options = Options(
         out, args.games, args.workers, args.ray is not None, args.ray or None, progress, command,
-        adjusted=args.adjusted,
+        adjusted=args.adjusted, luck=args.luck,
     )  # fmt: skip
     try:
         with (

@@ -7,10 +7,17 @@ import pytest
 
 from craits.agents.arena import engine_table
 from craits.agents.luck import LuckError
-from craits.agents.luck_rollouts import INCREMENT, RolloutLuck, free_copy, reveals
+from craits.agents.luck_rollouts import (
+    INCREMENT,
+    RolloutLuck,
+    free_copy,
+    reveals,
+    seat_players,
+)
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
+from craits_env.public_tracker import PublicTracker
 from craits_env.records import GameRecorder
 
 
@@ -21,11 +28,19 @@ def experts() -> list:
     return agents
 
 
-def python_rollout(values: RolloutLuck, game: Game, salt: tuple[int, ...]) -> list[int]:
-    """What :meth:`RolloutLuck.value`'s first rollout plays, on the Python engine: the stock
-    in the rollout's key order (the highest key next), its generator seeded as the row's."""
+def python_rollout(
+    values: RolloutLuck,
+    game: Game,
+    salt: tuple[int, ...],
+    specs: tuple[str, ...] = ("expert",) * 4,
+    tracker: PublicTracker | None = None,
+    j: int = 0,
+) -> list[int]:
+    """What :meth:`RolloutLuck.value`'s rollout ``j`` plays, on the Python engine: the stock
+    in the rollout's key order (the highest key next), its generator seeded as the row's,
+    ``specs`` at the seats (knowing what ``tracker`` inferred of the hand so far)."""
     keys, seeds = values._keys(2, *salt)
-    hi, lo = (int(v) & (2**64 - 1) for v in seeds[0])
+    hi, lo = (int(v) & (2**64 - 1) for v in seeds[j])
     generator = np.random.Generator(np.random.PCG64())
     generator.bit_generator.state = {
         "bit_generator": "PCG64",
@@ -35,8 +50,20 @@ def python_rollout(values: RolloutLuck, game: Game, salt: tuple[int, ...]) -> li
     }
     snap = game.snapshot(resume=True)
     g = Game.from_snapshot(snap, rng=generator)
-    g.restack(sorted(g.stock, key=lambda c: -keys[0][c]))
-    engine_table(g, experts()).run()
+    g.restack(sorted(g.stock, key=lambda c: -keys[j][c]))
+    if tracker is None and specs == ("expert",) * 4:
+        engine_table(g, experts()).run()
+        return list(g.scores)
+    public = PublicGame(g)
+    if tracker is not None:
+        public.tracker = tracker.copy_for(g)
+    agents = [make_agent(s) for s in specs]
+    for a in agents:
+        a.reset(0)
+    hand = g.hand_index
+    while not g.is_over and g.hand_index == hand:
+        seat = g.current_player
+        public.apply(agents[seat].act(public.views[seat]))
     return list(g.scores)
 
 
@@ -49,6 +76,88 @@ def test_a_rollout_is_four_experts_playing_the_restacked_hand(seed: int) -> None
     values = RolloutLuck(4, rules, rollouts=1, seed=5)
     got = values.value(game, (seed,))
     assert got.tolist() == python_rollout(values, game, (seed,))
+
+
+def mid_hand(seed: int, rules: Rules, decisions: int) -> tuple[PublicGame, int, Game]:
+    """Four experts' game ``decisions`` decisions in, the next decision, and the game."""
+    public = PublicGame(Game(4, rules, seed=seed))
+    agents = experts()
+    for _ in range(decisions):
+        seat = public.game.current_player
+        public.apply(agents[seat].act(public.views[seat]))
+    seat = public.game.current_player
+    return public, agents[seat].act(public.views[seat]), public.game
+
+
+# positions (hand size, game seed, decisions in) where what the hand showed changes how the
+# experts play it out (a player who drew showed a void, R3.3: _p_block, _call_weights)
+REMEMBERED = [(4, 230, 6, 30), (5, 203, 9, 3), (5, 220, 3, 20), (5, 247, 3, 47)]
+
+
+@pytest.mark.parametrize(("size", "seed", "decisions", "salt"), REMEMBERED)
+def test_a_rollout_remembers_what_the_hand_showed(
+    size: int, seed: int, decisions: int, salt: int
+) -> None:
+    """With the hand's public trackers, the rollouts from mid-hand = the Python engine and
+    experts who followed the hand playing it out; without them, experts who did not — and
+    here the two differ."""
+    rules = Rules(hand_sizes=(size,))
+    public, action, game = mid_hand(seed, rules, decisions)
+    before, tracker_before = free_copy(game), public.tracker.copy_for(game)
+    public.apply(action)
+    after = free_copy(public.game)
+    assert after.hand_index == 0
+    values = RolloutLuck(4, rules, rollouts=4, alternatives=1, seed=11)
+    memory = (tracker_before, public.tracker.copy_for(after))
+    v = values.values(before, action, after, (salt,), memory=memory)[0][0]
+    knew = [python_rollout(values, after, (salt,), tracker=public.tracker, j=j) for j in range(4)]
+    assert v.tolist() == np.mean(knew, axis=0).tolist()
+    forgetful = RolloutLuck(4, rules, rollouts=4, alternatives=1, seed=11, remember=False)
+    f = forgetful.values(before, action, after, (salt,))[0][0]
+    fresh = [python_rollout(values, after, (salt,), j=j) for j in range(4)]
+    assert f.tolist() == np.mean(fresh, axis=0).tolist()
+    assert f.tolist() != v.tolist()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rollout_plays_each_seat_as_the_table_did(seed: int) -> None:
+    """``seat_players``: the compiled greedy, tactician and expert at their seats = the
+    Python agents; a random seat plays legal moves of its own generator, the same in every
+    sample of an event (common random numbers)."""
+    rules = Rules(hand_sizes=(6,))
+    game = Game(4, rules, seed=300 + seed)
+    specs = ("greedy", "tactician", "expert", "greedy")
+    values = RolloutLuck(4, rules, rollouts=1, seed=7)
+    got = values.value(game, (seed,), seat_players(specs))
+    assert got.tolist() == python_rollout(values, game, (seed,), specs)
+    table = seat_players(("random", "pimc:8", "champion", "expert"))
+    assert table.tolist() == seat_players(("random", "expert", "expert", "expert")).tolist()
+    many = RolloutLuck(4, rules, rollouts=16, seed=7)
+    v = many.value(game, (seed,), table)
+    assert v.tolist() == many.value(game, (seed,), table).tolist()
+
+
+def test_a_table_of_unknown_players_is_refused() -> None:
+    values = RolloutLuck(4, Rules(hand_sizes=(3,)), rollouts=1)
+    with pytest.raises(ValueError, match="table: got"):
+        values.value(Game(4, Rules(hand_sizes=(3,)), seed=1), (), [2, 2, 2, 7])
+
+
+def test_the_first_deal_corrections_have_mean_zero() -> None:
+    """The first deal's correction (its value less the mean of other deals by the same
+    dealer) averages zero over games dealt at random; and it is counted as an event."""
+    rules = Rules(hand_sizes=(3,))
+    values = RolloutLuck(4, rules, rollouts=4, alternatives=4, seed=21)
+    got = np.array([values.deal_correction(Game(4, rules, seed=900 + i), (i,)) for i in range(300)])
+    per_game = got.mean(axis=1)
+    half = 3 * per_game.std(ddof=1) / np.sqrt(len(per_game))
+    assert abs(per_game.mean()) < half
+    assert got.std() > 1  # it corrects something
+    deal = RolloutLuck(4, rules, rollouts=4, alternatives=4, seed=21, remember=False)
+    plain = RolloutLuck(4, rules, rollouts=4, alternatives=4, seed=21, first_deal=False,
+                        remember=False)  # fmt: skip
+    record = played(5, rules)
+    assert deal.game(record).events == plain.game(record).events + 1
 
 
 def test_values_are_means_of_rollouts_and_reproducible() -> None:
@@ -80,7 +189,7 @@ def played(seed: int, rules: Rules) -> dict:
 def test_a_game_is_corrected_at_each_decision_that_reveals_cards() -> None:
     rules = Rules(hand_sizes=(4, 3))
     record = played(31, rules)
-    values = RolloutLuck(4, rules, rollouts=4, alternatives=2, seed=1)
+    values = RolloutLuck(4, rules, rollouts=4, alternatives=2, seed=1, first_deal=False)
     luck = values.game(record, (7,))
     decisions = 0
     game = Game(4, rules, seed=31)

@@ -269,6 +269,32 @@ def test_the_reference_has_no_paired_estimate_and_a_shared_games_folder_is_reuse
 
 
 @pytest.mark.slow
+def test_a_card_names_its_luck_estimator(tiny: Suite, tmp_path: Path) -> None:
+    """``Options.luck`` (craits evaluate --luck): the adjusted estimates by compiled rollout
+    values, the estimator's identity in each adjusted entry and on the page; the same games
+    as a card by the shipped model, whose identity it names in turn."""
+    from craits.agents.luck import LuckEstimator
+    from craits.agents.luck_rollouts import RolloutEstimator
+
+    games = tmp_path / "games"
+    rolled = evaluate(
+        "greedy", tiny, "search", Options(tmp_path / "r", games_dir=games, luck="rollouts:2:2")
+    )
+    jsonschema.validate(rolled, json.loads(cards.SCHEMA.read_text()))
+    entries = [o for t in rolled["tables"] for o in t["opponents"]]
+    named = RolloutEstimator(4, Rules(), 2, 2).model_id
+    assert {o["adjusted"]["estimator"] for o in entries} == {named}
+    assert f"Estimator: `{named}`." in (tmp_path / "r" / "card.md").read_text()
+    model = evaluate("greedy", tiny, "search", Options(tmp_path / "m", games_dir=games))
+    others = [o for t in model["tables"] for o in t["opponents"]]
+    assert {o["adjusted"]["estimator"] for o in others} == {LuckEstimator().model_id}
+    assert [o["scores"] for o in others] == [o["scores"] for o in entries]  # the same games
+    assert [o["adjusted"]["mean_score"] for o in others] != [
+        o["adjusted"]["mean_score"] for o in entries
+    ]
+
+
+@pytest.mark.slow
 def test_searching_opponents_are_met_on_the_small_deal_set() -> None:
     assert (
         is_searching("pimc:64") and is_searching("champion-search") and not is_searching("expert")
@@ -291,6 +317,8 @@ def craits(*args: str) -> subprocess.CompletedProcess[str]:
         (["evaluate", "nosuchbot"], "unknown agent spec"),
         (["evaluate", "expert", "--suite", "v9"], "suite: got 'v9', allowed v1"),
         (["evaluate", "expert", "--size", "huge"], "invalid choice: 'huge'"),
+        (["evaluate", "expert", "--luck", "rollouts:0"], "luck estimator: got 'rollouts:0'"),
+        (["evaluate", "expert", "--luck", "rollouts:8", "--no-adjusted"], "drop --no-adjusted"),
     ],
 )
 @pytest.mark.slow

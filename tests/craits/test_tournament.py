@@ -347,7 +347,7 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
     }
     lines = [json.loads(x) for x in (out / "luck.jsonl").read_text().splitlines()]
     assert {x["model"] for x in lines} == {estimator.model_id}
-    assert estimator.model_id.startswith("rollouts-3-2/v1/expert@")
+    assert estimator.model_id.startswith("rollouts-3-2/v2/seated:expert@")
     assert {x["key"]: x["corrections"] for x in lines} == expected
     before = (out / "luck.jsonl").read_bytes()
     proc = run_cli(*common, "--out", str(out), "--no-progress", "--luck", "rollouts:3:2")
@@ -360,3 +360,15 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
         assert not (tmp_path / bad).exists()
     proc = run_cli(*common, "--out", str(tmp_path / "n"), "--no-adjusted", "--luck", "rollouts:8")
     assert proc.returncode == 2 and "drop --no-adjusted" in proc.stderr
+    # a table whose players all play alike: a deal's rotations are one game, corrected once
+    # (the same numbers under each key, from the game's record, not its key)
+    same = tmp_path / "same"
+    args = ["expert", "expert", "--players", "2", "--deals", "2", "-r", "hand_sizes=3,2"]
+    proc = run_cli(*args, "--out", str(same), "--no-progress", "--luck", "rollouts:3:2")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in (same / "luck.jsonl").read_text().splitlines()]
+    by_deal: dict[str, list] = {}
+    for x in lines:
+        by_deal.setdefault(x["key"].split("-")[0], []).append(x["corrections"])
+    assert len(lines) == 4 and all(len(c) == 2 and c[0] == c[1] for c in by_deal.values())
+    assert len({json.dumps(c[0]) for c in by_deal.values()}) == 2
