@@ -130,6 +130,11 @@ ROLLOUT_PLAYERS: dict[str, int] = {
 """The seats a rollout plays as the table did, by spec; every other spec's seat plays
 ``expert`` (the networks and the search agents have no compiled rollout player)."""
 DEAL_SALT = 2**32  # the first deal's salt (decisions are numbered below it)
+CLIP = 600.0
+"""A rollout's points of a seat count at most this much (either way): a spiral of shuffle
+pressures (R10.1) in one rollout of a table with ``greedy`` or ``random`` reached thousands of
+points and widened the intervals; clipped, the corrections stay unbiased (any ``V`` does) and
+bounded (the learnt model's targets are clipped alike)."""
 
 
 @inner
@@ -245,6 +250,7 @@ def event_values(
     max_decisions: int,
     couple: bool,
     remember: bool,
+    clip: float,
     out: Any,
 ) -> int:
     """``out[r, q]`` := V of row ``r`` for seat ``q``, for ``r`` = ACTUAL and the K
@@ -255,7 +261,8 @@ def event_values(
     points of the row's hand, each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
     ``TACTICIAN`` or ``RANDOM``). With ``remember`` the rollouts' expert memory starts from
     the rows' (the caller's, of the hand so far; told ``action`` in the alternatives), else
-    from nothing. 0, or :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
+    from nothing. A rollout's points of a seat count at most ``clip`` either way. 0, or
+    :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
     st, cd, p, sizes, deck = unowned(st), unowned(cd), unowned(p), unowned(sizes), unowned(deck)
     si, sf = unowned(si), unowned(sf)
     tb, ft, work = si[:_TABLE_INTS], sf[:TABLE_FLOATS], sf[TABLE_FLOATS:]
@@ -322,7 +329,7 @@ def event_values(
                 pts = _finished(st, n, wk, hand, st[wk, I_HAND_INDEX], q)
                 if np.isnan(pts):
                     return NOT_EXACT
-                out[r - 1, q] += pts
+                out[r - 1, q] += min(max(pts, -clip), clip)
         for q in range(n):
             out[r - 1, q] /= roll_keys.shape[0]
     return 0
@@ -378,7 +385,7 @@ class RolloutLuck:
     ``stratify=False`` (``alternatives`` samples for every event), ``remember=False`` (the
     rollouts' experts start knowing nothing of the hand so far), ``first_deal=False`` (the
     first hand's deal not corrected), ``seated=False`` (every seat's rollouts play
-    ``expert``, whoever sat there)."""
+    ``expert``, whoever sat there), ``clip=None`` (a rollout's points not bounded)."""
 
     def __init__(
         self,
@@ -393,6 +400,7 @@ class RolloutLuck:
         remember: bool = True,
         first_deal: bool = True,
         seated: bool = True,
+        clip: float | None = CLIP,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
@@ -403,6 +411,7 @@ class RolloutLuck:
         self.max_decisions = max_decisions
         self.couple, self.stratify, self.remember = couple, stratify, remember
         self.first_deal, self.seated = first_deal, seated
+        self.clip = np.inf if clip is None else float(clip)
         most = max(alternatives, 52)  # samples of an event: at most a card each
         self._game = VectorGame(most + 4, num_players, rules, seed=0, auto_reset=False)
         self._mem = new_memory(most + 4)
@@ -501,7 +510,7 @@ class RolloutLuck:
         code = event_values(
             st, cd, p, sizes, deck, table, self._w_tactician, self._weights, self._mem,
             self._ints, self._floats, action, hand0, alt_keys, alt_seeds, roll_keys,
-            roll_seeds, self.max_decisions, self.couple, remember, out,
+            roll_seeds, self.max_decisions, self.couple, remember, self.clip, out,
         )  # fmt: skip
         self._check(code)
         return out.copy()
@@ -631,11 +640,11 @@ class RolloutEstimator:
     """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K]``): a game's
     samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
     corrected the same way wherever and whenever it is. Its identity
-    (``rollouts-R-K/vN/seated:…``) names this scheme's version and the rollouts' players'
-    versions, so stored corrections of another are never reused."""
+    (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
+    rollouts' players' versions, so stored corrections of another are never reused."""
 
     SEED = 410_003
-    VERSION = 2
+    VERSION = 3
 
     def __init__(
         self, num_players: int, rules: Rules, rollouts: int, alternatives: int = 8
@@ -650,7 +659,10 @@ class RolloutEstimator:
                 ("random", RandomAgent),
             )
         )
-        self.model_id = f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/seated:{players}"
+        clip = f"clip{CLIP:g}"
+        self.model_id = (
+            f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/{clip}/seated:{players}"
+        )
 
     def game(self, record: dict[str, Any]) -> GameLuck:
         return self.values.game(record, (record_salt(record),))

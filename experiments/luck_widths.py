@@ -83,8 +83,8 @@ def measure(
 ) -> dict[str, dict]:
     """Each agent's games with their corrections by the estimator ``by``; with ``keep``,
     read from and written to ``keep/SPEC-DEALS-ESTIMATOR.json`` (a rerun plays nothing
-    twice), and for rollouts each chunk of deals as it is done to ``….jsonl`` beside it (a
-    stopped run goes on where it stopped)."""
+    twice), and each chunk of deals as it is done to ``keep/SPEC-ESTIMATOR.jsonl`` (a
+    stopped run goes on where it stopped; a run on fewer deals reads the first ones)."""
     found: dict[str, dict] = {}
     chunk = 25 if by == "model" else 1
     model = _file_name(luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id)
@@ -92,7 +92,8 @@ def measure(
         for spec in specs:
             start = time.monotonic()
             cached = None if keep is None else keep / f"{spec}-{deals}-{model}.json"
-            partial = None if cached is None else cached.with_suffix(".jsonl")
+            # each deal's games as they are done (a deal's games do not depend on --deals)
+            partial = None if keep is None else keep / f"{spec}-{model}.jsonl"
             if cached is not None and cached.is_file():
                 games = json.loads(cached.read_text())
             else:
@@ -100,15 +101,18 @@ def measure(
                 if partial is not None and partial.is_file():
                     for line in partial.read_text().splitlines():
                         try:
-                            kept.extend(json.loads(line))
+                            part = json.loads(line)
                         except json.JSONDecodeError:
                             continue  # a torn line: its chunk is done again
+                        kept.extend(g for g in part if g["deal"] < deals)
                 have = {g["deal"] for g in kept}
-                jobs = [
-                    (spec, deals, lo, min(lo + chunk, deals), by)
-                    for lo in range(0, deals, chunk)
-                    if lo not in have
-                ]
+                missing = [d for d in range(deals) if d not in have]
+                jobs = []  # runs of consecutive missing deals, at most a chunk each
+                for d in missing:
+                    if jobs and jobs[-1][3] == d and d - jobs[-1][2] < chunk:
+                        jobs[-1] = (*jobs[-1][:3], d + 1, by)
+                    else:
+                        jobs.append((spec, deals, d, d + 1, by))
                 games = kept
                 for part in pool.imap(_games, jobs):
                     games.extend(part)

@@ -137,6 +137,18 @@ def test_a_rollout_plays_each_seat_as_the_table_did(seed: int) -> None:
     assert v.tolist() == many.value(game, (seed,), table).tolist()
 
 
+def test_clipped_rollouts_count_at_most_clip_points_a_seat() -> None:
+    """``clip``: each rollout's points of a seat bounded either way (any value keeps the
+    corrections' mean zero); here the mean of the clipped Python rollouts."""
+    rules = Rules(hand_sizes=(6,))
+    game = Game(4, rules, seed=104)
+    values = RolloutLuck(4, rules, rollouts=3, seed=5, clip=20)
+    python = [python_rollout(values, game, (1,), j=j) for j in range(3)]
+    assert max(max(p) for p in python) > 20  # the clip bites
+    got = values.value(game, (1,))
+    assert got.tolist() == np.mean(np.clip(python, -20, 20), axis=0).tolist()
+
+
 def test_a_table_of_unknown_players_is_refused() -> None:
     values = RolloutLuck(4, Rules(hand_sizes=(3,)), rollouts=1)
     with pytest.raises(ValueError, match="table: got"):
