@@ -8,7 +8,8 @@ as the table played it where a compiled player exists (``expert``, ``tactician``
 :mod:`craits.agents.compiled_expert` …, ``random``: uniform on a generator of the rollout's
 own; :func:`seat_players`) and by ``expert`` otherwise (a network, a search agent); the
 experts start from what the hand so far showed publicly (:func:`load_memory`, the
-:class:`~craits_env.public_tracker.PublicTracker`'s inferences), as the table's did.
+:class:`~craits_env.public_tracker.PublicTracker`'s inferences), as the table's did; a
+rollout's points of a seat count at most :data:`CLIP` either way.
 
 **The events.** The first hand's deal and starter (R2.2, R2.3), and each decision whose events
 reveal cards — a draw from the stock (R3.3, R4, R5.3, R6.1, R7.1, R9), a reshuffle (R10.1),

@@ -35,7 +35,9 @@ def to_markdown(summary: dict[str, Any], title: str, command: str | None = None)
         "bootstrap intervals over deals; ratings are OpenSkill Plackett–Luce (μ ± σ)."
         + (
             " Adjusted: the mean score less what the cards did (the luck-adjusted estimate, "
-            "docs/luck.md): the same expectation, as narrow an interval as its model makes it."
+            "docs/luck.md): the same expectation, as narrow an interval as its estimator "
+            + (f"(`{summary['luck_estimator']}`) " if summary.get("luck_estimator") else "")
+            + "makes it."
             if luck
             else ""
         ),

@@ -193,6 +193,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         progress.close()
     ordered = results_in_order(games, config)
     summary = summarize(ordered, list(config.specs), config.seed, luck=luck)
+    if luck is not None:
+        from craits.agents.luck_tournament import estimator
+
+        summary["luck_estimator"] = estimator(args.luck, config.players, config.rules).model_id
     title = args.title or f"Craits tournament: {args.players} players, {args.deals} deals"
     write_outputs(summary, config.to_dict(), args.out, title, command.strip())
     print((args.out / "results.md").read_text(encoding="utf-8"))
