@@ -407,6 +407,8 @@ class RolloutLuck:
             raise ValueError(
                 f"rollouts, alternatives: got {rollouts}, {alternatives}; allowed 1 or more each"
             )
+        if clip is not None and not clip > 0:
+            raise ValueError(f"clip: got {clip!r}, allowed a number of points above 0 or None")
         self.num_players, self.rules = num_players, rules
         self.rollouts, self.alternatives, self.seed = rollouts, alternatives, seed
         self.max_decisions = max_decisions

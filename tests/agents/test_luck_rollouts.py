@@ -276,6 +276,8 @@ def test_a_sample_drawing_the_actual_card_is_valued_as_the_actual_state() -> Non
 def test_bad_arguments_and_unfinished_games_are_refused() -> None:
     with pytest.raises(ValueError, match="allowed 1 or more"):
         RolloutLuck(4, Rules(), rollouts=0)
+    with pytest.raises(ValueError, match="clip: got -1"):
+        RolloutLuck(4, Rules(), clip=-1)
     record = played(1, Rules(hand_sizes=(2,)))
     record = {**record, "finished": False}
     with pytest.raises(LuckError, match="unfinished"):
