@@ -38,9 +38,10 @@ so the sample that drew the card actually drawn is valued exactly as the actual 
 the others differ from it only by what they revealed. The differences, not the values, are
 what the corrections need: this is what makes a few dozen rollouts enough.
 
-A game whose rollouts would need
-hand points beyond 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand) is
-refused (:class:`~craits.agents.luck.LuckError`).
+A rollout whose hand points
+pass 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand) counts the clip; a
+game whose own hand points pass it, or whose rollouts do unclipped, is refused
+(:class:`~craits.agents.luck.LuckError`).
 
 **Cost.** An event costs (its samples + 1) × ``rollouts`` plays of the rest of its hand:
 about 21 s a standard game of four ``expert`` at ``rollouts=128`` (``docs/luck.md``), where
@@ -262,8 +263,9 @@ def event_values(
     points of the row's hand, each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
     ``TACTICIAN`` or ``RANDOM``). With ``remember`` the rollouts' expert memory starts from
     the rows' (the caller's, of the hand so far; told ``action`` in the alternatives), else
-    from nothing. A rollout's points of a seat count at most ``clip`` either way. 0, or
-    :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
+    from nothing. A rollout's points of a seat count at most ``clip`` either way (a rollout
+    whose points pass 53 bits, a spiral of pressures, counts ``clip``; unclipped, it is
+    :data:`NOT_EXACT`). 0, or :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
     st, cd, p, sizes, deck = unowned(st), unowned(cd), unowned(p), unowned(sizes), unowned(deck)
     si, sf = unowned(si), unowned(sf)
     tb, ft, work = si[:_TABLE_INTS], sf[:TABLE_FLOATS], sf[TABLE_FLOATS:]
@@ -328,8 +330,10 @@ def event_values(
                 steps += 1
             for q in range(n):
                 pts = _finished(st, n, wk, hand, st[wk, I_HAND_INDEX], q)
-                if np.isnan(pts):
-                    return NOT_EXACT
+                if np.isnan(pts):  # a spiral of pressures: positive, past any finite clip
+                    if np.isinf(clip):
+                        return NOT_EXACT
+                    pts = clip
                 out[r - 1, q] += min(max(pts, -clip), clip)
         for q in range(n):
             out[r - 1, q] /= roll_keys.shape[0]
