@@ -149,6 +149,21 @@ def test_clipped_rollouts_count_at_most_clip_points_a_seat() -> None:
     assert got.tolist() == np.mean(np.clip(python, -20, 20), axis=0).tolist()
 
 
+def test_a_rollout_past_53_bits_counts_the_clip() -> None:
+    """A seat whose pressures (R10.1) put its hand points past 53 bits: each rollout counts
+    the clip for it; unclipped, the value is refused in one line."""
+    from craits_env.vector.step_rewards import EXACT_PRESSURES
+
+    rules = Rules(hand_sizes=(4,))
+    snap = Game(4, rules, seed=3).snapshot(resume=True)
+    snap["shuffle_pressures"] = [EXACT_PRESSURES + 1, 0, 0, 0]
+    game = Game.from_snapshot(snap)
+    clipped = RolloutLuck(4, rules, rollouts=3, clip=600).value(game, (1,))
+    assert clipped[0] == 600 and np.all(clipped[1:] < 600)
+    with pytest.raises(LuckError, match="more than 53 bits"):
+        RolloutLuck(4, rules, rollouts=3, clip=None).value(game, (1,))
+
+
 def test_a_table_of_unknown_players_is_refused() -> None:
     values = RolloutLuck(4, Rules(hand_sizes=(3,)), rollouts=1)
     with pytest.raises(ValueError, match="table: got"):
