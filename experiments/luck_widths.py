@@ -9,27 +9,36 @@ report card's) of the plain and the adjusted mean score, and of the paired estim
 ``expert`` plain and adjusted, are compared. Also: the mean correction per game with its
 interval (zero if the estimator is unbiased) and the plain and adjusted means' agreement.
 Writes ``experiments/results/luck/widths.md`` and ``widths.json``; with ``--cards`` (the
-cards' 1,000 deals), each committed card's entry against ``expert`` on the standard table is
-made again by the card's own code with the corrections, checked figure for figure against the
-committed one, and written with its adjusted figures (``card.json``, ``.md``, ``.png``).
+cards' 1,000 deals), the committed card of each of ``--agents`` has its entry against
+``expert`` on the standard table made again by the card's own code with the corrections,
+checked figure for figure against the committed one, and written with its adjusted figures
+and the estimator's name (``card.json``, ``.md``, ``.png``).
+
 ``--luck rollouts:R:K`` corrects by compiled rollout values instead
 (:class:`craits.agents.luck_rollouts.RolloutEstimator`, seconds a game: a deal's rotations
 that are one game, as a table of four ``expert``'s, are corrected once) and writes
-``widths-rollouts-R-K.md`` and ``.json``; with ``--keep`` each deal's games are kept as they
-are done, so a run stopped part way goes on where it stopped. Usage::
+``widths-rollouts-R-K.md`` and ``.json``. Its corrections are kept deal by deal, as they are
+done, in ``--store`` (by default the committed ``experiments/results/luck/corrections/``, to a
+thousandth of a point): a run stopped part way goes on where it stopped, a later session adds
+deals to an earlier one's, and the stored deals' games are only played again (checked score
+for score against the stored ones). ``--keep`` keeps each agent's whole games, so that a rerun
+plays nothing. Usage::
 
     python experiments/luck_widths.py --deals 1000 --workers 2 --keep runs/luck/widths --cards
-    python experiments/luck_widths.py --deals 300 --agents expert --luck rollouts:128:16 \
-        --keep runs/luck/widths
+    python experiments/luck_widths.py --deals 1000 --agents expert --luck rollouts:128:16 \
+        --keep runs/luck/widths --cards
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import multiprocessing as mp
 import time
+import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,17 +49,31 @@ from craits.agents.luck_tournament import estimator as luck_estimator
 from craits.benchmark.card import Matchup, agent_seat, matchup_entry
 from craits.benchmark.deal_sets import first_deals, load
 from craits.benchmark.evaluate import write
+from craits_env.fileio import atomic_write_bytes
+from craits_env.jsonl import JsonlError, encode, read_jsonl
 
 OUT = Path("experiments/results/luck")
 CARDS = Path("experiments/results/benchmark/v1")
 AGENTS = ("random", "greedy", "tactician", "expert", "champion")
 RESAMPLES = 2000
+# the rollout estimators' corrections, committed (hours of compute a card): one gzipped JSON
+# line a deal, {"deal": D, "games": [{"key", "scores", "luck"}, ...]}, to a thousandth of a point
+STORE = OUT / "corrections"
+
+Stored = dict[int, dict[str, dict[str, Any]]]  # deal -> game key -> {"scores", "luck"}
 
 
-def _games(job: tuple[str, int, int, int, str]) -> list[dict]:
+class StoreError(ValueError):
+    """Stored corrections that are not of the games played (raised in a worker: the run
+    stops with its message)."""
+
+
+def _games(job: tuple[str, int, int, int, str, Stored]) -> list[dict]:
     """Deals lo..hi's games (the tournament's result, less its record) with ``luck``: every
-    seat's correction by the estimator ``by`` (a game recorded alike twice, corrected once)."""
-    spec, deals, lo, hi, by = job
+    seat's correction by the estimator ``by``, to a thousandth of a point (a game recorded
+    alike twice, corrected once), or as ``known`` has it for a game it holds — whose stored
+    scores must be the game's."""
+    spec, deals, lo, hi, by, known = job
     deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
     config = identify(deal_set.config((spec, "expert", "expert", "expert")))
     player = GamePlayer(config, record=True)
@@ -61,11 +84,59 @@ def _games(job: tuple[str, int, int, int, str]) -> list[dict]:
         if lo <= task.deal < hi:
             result = player.play(task)
             record = result.pop("record")
-            salt = record_salt(record)
-            if salt not in done:
-                done[salt] = [float(x) for x in estimator.game(record).corrections]
-            out.append({**result, "luck": done[salt]})
+            stored = known.get(task.deal, {}).get(result["key"])
+            if stored is not None:
+                if stored["scores"] != result["scores"]:
+                    raise StoreError(
+                        f"stored corrections of game {result['key']} are of another game "
+                        f"(scores {stored['scores']}, this game's {result['scores']})"
+                    )
+                luck = stored["luck"]
+            else:
+                salt = record_salt(record)
+                if salt not in done:
+                    done[salt] = [round(float(x), 3) for x in estimator.game(record).corrections]
+                luck = done[salt]
+            out.append({**result, "luck": luck, "luck_by": estimator.model_id})
     return out
+
+
+def read_store(path: Path) -> Stored:
+    """The corrections kept in ``path`` (nothing where it is absent); a line that is not a
+    deal's games is refused in one line naming the file and the line."""
+    if not path.is_file():
+        return {}
+    found: Stored = {}
+    try:
+        for number, row in read_jsonl(path):
+            try:
+                games = {
+                    str(g["key"]): {"scores": [int(x) for x in g["scores"]],
+                                    "luck": [float(x) for x in g["luck"]]}
+                    for g in row["games"]
+                }  # fmt: skip
+                found[int(row["deal"])] = games
+            except (KeyError, TypeError, ValueError):
+                raise SystemExit(
+                    f"{path} line {number}: not a deal's corrections "
+                    '({"deal": D, "games": [{"key", "scores", "luck"}, ...]})'
+                ) from None
+    except JsonlError as e:
+        raise SystemExit(str(e)) from None
+    except (OSError, EOFError, zlib.error) as e:  # unreadable, or a gzip cut short
+        raise SystemExit(f"{path}: {e}") from None
+    return found
+
+
+def write_store(path: Path, stored: Stored) -> None:
+    """All of ``stored``, by deal, gzipped (``-9``, no time stamp: the same bytes on every
+    machine), written atomically (the old store or the whole new one)."""
+    text = "".join(
+        encode({"deal": d, "games": [{"key": k, **g} for k, g in stored[d].items()]}) + "\n"
+        for d in sorted(stored)
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, gzip.compress(text.encode(), compresslevel=9, mtime=0))
 
 
 def interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
@@ -79,53 +150,39 @@ def _file_name(model: str) -> str:
 
 
 def measure(
-    specs: list[str], deals: int, workers: int, keep: Path | None, by: str = "model"
+    specs: list[str],
+    deals: int,
+    workers: int,
+    keep: Path | None,
+    by: str = "model",
+    store: Path | None = None,
 ) -> dict[str, dict]:
     """Each agent's games with their corrections by the estimator ``by``; with ``keep``,
     read from and written to ``keep/SPEC-DEALS-ESTIMATOR.json`` (a rerun plays nothing
-    twice), and each chunk of deals as it is done to ``keep/SPEC-ESTIMATOR.jsonl`` (a
-    stopped run goes on where it stopped; a run on fewer deals reads the first ones)."""
+    twice). The shipped model's games are also kept 25 deals at a time in
+    ``keep/SPEC-ESTIMATOR.jsonl``; a rollout estimator's corrections, deal by deal, in
+    ``store/SPEC-ESTIMATOR.jsonl.gz`` (a run stopped part way goes on where it stopped, a
+    run on fewer deals reads the first ones, and a stored deal's games are only played
+    again)."""
     found: dict[str, dict] = {}
-    chunk = 25 if by == "model" else 1
-    model = _file_name(luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id)
+    named = luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id
+    model = _file_name(named)
+    if by == "model":
+        store = None
     with mp.get_context("spawn").Pool(workers) as pool:
         for spec in specs:
             start = time.monotonic()
             cached = None if keep is None else keep / f"{spec}-{deals}-{model}.json"
-            # each deal's games as they are done (a deal's games do not depend on --deals)
-            partial = None if keep is None else keep / f"{spec}-{model}.jsonl"
             if cached is not None and cached.is_file():
                 games = json.loads(cached.read_text())
             else:
-                kept: list[dict] = []
-                if partial is not None and partial.is_file():
-                    for line in partial.read_text().splitlines():
-                        try:
-                            part = json.loads(line)
-                        except json.JSONDecodeError:
-                            continue  # a torn line: its chunk is done again
-                        kept.extend(g for g in part if g["deal"] < deals)
-                have = {g["deal"] for g in kept}
-                missing = [d for d in range(deals) if d not in have]
-                jobs = []  # runs of consecutive missing deals, at most a chunk each
-                for d in missing:
-                    if jobs and jobs[-1][3] == d and d - jobs[-1][2] < chunk:
-                        jobs[-1] = (*jobs[-1][:3], d + 1, by)
-                    else:
-                        jobs.append((spec, deals, d, d + 1, by))
-                games = kept
-                for part in pool.imap(_games, jobs):
-                    games.extend(part)
-                    if partial is not None:
-                        partial.parent.mkdir(parents=True, exist_ok=True)
-                        with partial.open("a") as f:
-                            f.write(json.dumps(part) + "\n")
-                        print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
-                              f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+                games = _play(pool, spec, deals, by, keep, store, model, start)
                 games.sort(key=lambda g: (g["deal"], g["rotation"]))
                 if cached is not None:
                     cached.parent.mkdir(parents=True, exist_ok=True)
                     cached.write_text(json.dumps(games))
+            for g in games:  # games kept before they named their estimator
+                g.setdefault("luck_by", named)
             seats = [agent_seat(g) for g in games]
             score = np.array([g["scores"][s] for g, s in zip(games, seats, strict=True)], float)
             corr = np.array([g["luck"][s] for g, s in zip(games, seats, strict=True)])
@@ -139,18 +196,89 @@ def measure(
     return found
 
 
-def write_cards(found: dict[str, dict], deals: int) -> list[str]:
-    """Each committed card's entry against ``expert`` on the standard table, made again from
-    these games by the card's own code (:func:`craits.benchmark.card.matchup_entry`) with the
-    luck corrections: every figure but the adjusted ones must come out as committed (the same
-    games, the same resamples), else nothing is written. The cards (``card.json``, ``.md``,
-    ``.png``) are written again with the adjusted figures; returns what was written."""
+def _play(
+    pool: Any,
+    spec: str,
+    deals: int,
+    by: str,
+    keep: Path | None,
+    store: Path | None,
+    model: str,
+    start: float,
+) -> list[dict]:
+    """The first ``deals`` deals' games of ``spec`` with their corrections, resumed from what
+    ``keep`` (the model's) or ``store`` (a rollout estimator's) holds and kept there."""
+    kept: list[dict] = []
+    partial = None if keep is None or store is not None else keep / f"{spec}-{model}.jsonl"
+    if partial is not None and partial.is_file():
+        for line in partial.read_text().splitlines():
+            try:
+                part = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn line: its chunk is done again
+            kept.extend(g for g in part if g["deal"] < deals)
+    path = None if store is None else store / f"{spec}-{model}.jsonl.gz"
+    stored = {} if path is None else read_store(path)
+    have = {g["deal"] for g in kept}
+    jobs = []  # runs of consecutive deals alike (stored or not), at most a chunk each
+    for d in range(deals):
+        if d in have:
+            continue
+        chunk = 25 if by == "model" or d in stored else 1
+        last = jobs[-1] if jobs else None
+        if (
+            last is not None
+            and last[3] == d
+            and d - last[2] < chunk
+            and (d in stored) == (last[2] in stored)
+        ):
+            jobs[-1] = (*last[:3], d + 1, *last[4:])
+        else:
+            jobs.append((spec, deals, d, d + 1, by, {}))
+    jobs = [(*j[:5], {d: stored[d] for d in range(j[2], j[3]) if d in stored}) for j in jobs]
+    games = kept
+    parts = pool.imap(_games, jobs)
+    while True:
+        try:
+            part = next(parts)
+        except StopIteration:
+            break
+        except StoreError as e:
+            raise SystemExit(f"{path}: {e}") from None
+        games.extend(part)
+        if partial is not None:
+            partial.parent.mkdir(parents=True, exist_ok=True)
+            with partial.open("a") as f:
+                f.write(json.dumps(part) + "\n")
+        new = [g for g in part if g["key"] not in stored.get(g["deal"], {})]
+        if path is not None and new:
+            for g in new:
+                stored.setdefault(g["deal"], {})[g["key"]] = {
+                    "scores": g["scores"],
+                    "luck": g["luck"],
+                }
+            write_store(path, stored)
+        if partial is not None or (path is not None and new):
+            print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
+                  f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+    return games
+
+
+def write_cards(found: dict[str, dict], deals: int, agents: list[str]) -> list[str]:
+    """The committed card of each of ``agents``: its entry against ``expert`` on the standard
+    table, made again from these games by the card's own code
+    (:func:`craits.benchmark.card.matchup_entry`) with the luck corrections (the paired
+    estimate against ``expert``'s games corrected alike), naming the estimator: every figure
+    but the adjusted ones must come out as committed (the same games, the same resamples),
+    else no card is written. The cards (``card.json``, ``.md``, ``.png``) are written again
+    with the adjusted figures; returns what was written."""
     deal_set = load("v1", "standard_4p")
     if deals != deal_set.deals:
         raise SystemExit(f"--cards needs the cards' {deal_set.deals} deals, not --deals {deals}")
     reference = found["expert"]["games"]
-    written = []
-    for spec, f in found.items():
+    cards = []
+    for spec in agents:
+        f = found[spec]
         path = CARDS / spec / "card.json"
         if not path.is_file():
             continue
@@ -180,9 +308,10 @@ def write_cards(found: dict[str, dict], deals: int) -> list[str]:
             differ = sorted(key for key in kept if plain.get(key) != kept[key])
             raise SystemExit(f"{path}: these games do not give the committed entry ({differ})")
         entries[k] = new
-        write(card, path.parent)
-        written.append(str(path.parent))
-    return written
+        cards.append((card, path.parent))
+    for card, folder in cards:
+        write(card, folder)
+    return [str(folder) for _, folder in cards]
 
 
 def committed_scores(spec: str, deals: int) -> np.ndarray | None:
@@ -204,8 +333,19 @@ def main() -> None:
     parser.add_argument(
         "--cards",
         action="store_true",
-        help="write the adjusted figures into the committed cards' entries against expert "
-        "(checked: every other figure as committed; needs the cards' 1,000 deals)",
+        help="write the adjusted figures into the committed cards of --agents, their entries "
+        "against expert (checked: every other figure as committed; needs the cards' 1,000 "
+        "deals)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help="where the tables go (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=STORE,
+        help="where a rollout estimator's corrections are kept, deal by deal (default: the "
+        "committed ones, %(default)s)",
     )
     parser.add_argument(
         "--keep", type=Path, help="a folder to keep each agent's games in (a rerun reuses them)"
@@ -220,10 +360,8 @@ def main() -> None:
         estimator = luck_estimator(args.luck, 4, load("v1", "standard_4p").rules)
     except ValueError as e:
         parser.error(str(e))
-    if args.cards and args.luck != "model":
-        parser.error("--cards writes the shipped model's figures: drop --luck or --cards")
     specs = list(dict.fromkeys(["expert", *args.agents]))
-    found = measure(specs, args.deals, args.workers, args.keep, args.luck)
+    found = measure(specs, args.deals, args.workers, args.keep, args.luck, args.store)
     idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
     ref = found["expert"]
     ref_adj = (ref["score"] - ref["correction"]).mean(axis=1)
@@ -300,14 +438,14 @@ def main() -> None:
             )
             + f"| {same} |"
         )
-    OUT.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
     name = "widths" if args.luck == "model" else "widths-" + args.luck.replace(":", "-")
-    (OUT / f"{name}.md").write_text(text)
-    (OUT / f"{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (args.out / f"{name}.md").write_text(text)
+    (args.out / f"{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(text)
     if args.cards:
-        for folder in write_cards(found, args.deals):
+        for folder in write_cards(found, args.deals, list(dict.fromkeys(args.agents))):
             print(f"wrote {folder}/card.json, card.md, card.png")
 
 
