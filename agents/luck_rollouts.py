@@ -371,9 +371,7 @@ def seat_players(seats: Sequence[str]) -> np.ndarray:
 def free_copy(game: Game) -> Game:
     """``game`` without the deck orders scripted for later (a duplicate deal's next hands and
     reshuffles), its generator kept: what the rollouts play, to the end of its hand only."""
-    snap = game.snapshot(resume=True)
-    snap["resume"] = {**snap["resume"], "scheduled_deals": [], "scheduled_reshuffles": []}
-    return Game.from_snapshot(snap)
+    return game.clone(scheduled=False)
 
 
 def reveals(events: Sequence[Event]) -> bool:

@@ -42,16 +42,23 @@ class GameCopies(GameState):
                 value = NO_PLAYER
             object.__setattr__(self, name, value)
 
-    def clone(self, rng: np.random.Generator | None = None) -> Self:
+    def clone(self, rng: np.random.Generator | None = None, scheduled: bool = True) -> Self:
         """An independent copy of the whole state.
 
         With ``rng=None`` the copy continues with an exact copy of this game's
         generator state (copied lazily, only if the copy ever shuffles), so the
         copy and the original play out identically under the same actions.
         Pass ``rng`` to give the copy its own generator instead (search bots).
+        With ``scheduled=False`` the copy drops the deck orders scheduled after the
+        current position (a duplicate deal's next hands and reshuffles: the generator
+        makes them), as a snapshot with empty ``scheduled_deals`` and
+        ``scheduled_reshuffles`` restores it, without the snapshot's cost.
         """
         g = type(self).__new__(type(self))
         g._copy_of(self, rng)
+        if not scheduled:
+            g._script_deals = [b""] * (g.hand_index + 1)  # the hands dealt so far
+            g._script_reshuffles = []
         return g
 
     def _copy_of(self, other: GameState, rng: np.random.Generator | None) -> None:

@@ -174,3 +174,58 @@ def test_snapshot_is_json_serialisable_and_has_interface_keys() -> None:
     assert keys <= s.keys()
     assert s["phase"] == "game_over" and s["current_player"] is None
     assert json.loads(json.dumps(s)) == s
+
+
+def _unscheduled_by_snapshot(g: Game) -> Game:
+    snap = g.snapshot(resume=True)
+    snap["resume"] = {**snap["resume"], "scheduled_deals": [], "scheduled_reshuffles": []}
+    return Game.from_snapshot(snap)
+
+
+def _to_next_hand(fast: Game, slow: Game, kept: Game, r: random.Random) -> int | None:
+    """The same random actions in the three games until the next hand is dealt: how many, or
+    None where the game ended or ``kept``'s scripted reshuffle did not fit (other actions
+    than the script's)."""
+    start = fast.hand_index
+    for k in range(1000):
+        if fast.is_over:
+            return None
+        if fast.hand_index > start:
+            return k
+        legal = fast.legal_actions()
+        a = legal[r.randrange(len(legal))]
+        fast.apply(a)
+        slow.apply(a)
+        try:
+            kept.apply(a)
+        except ValueError:
+            return None
+    return None
+
+
+def test_a_clone_without_the_schedule_is_the_snapshot_without_it() -> None:
+    """``clone(scheduled=False)`` (what rollouts play: craits.agents.luck_rollouts) equals the
+    snapshot whose scheduled deals and reshuffles are emptied, at every kind of position, and
+    plays on from the generator alike: not the scripted game's later deals."""
+    r = random.Random(7)
+    checked = differ = 0
+    for i in range(12):
+        n, rules = random_config(r)
+        source = Game(n, rules, seed=500 + i, record=True)
+        actions = play_random(source, random.Random(i))
+        deals, reshuffles = source.deck_orders()
+        g = Game(n, rules, seed=900 + i, dealer=source.first_dealer, deals=deals,
+                 reshuffles=reshuffles)  # fmt: skip
+        for k, a in enumerate(actions):
+            if k % 17 == 0:
+                fast, slow = g.clone(scheduled=False), _unscheduled_by_snapshot(g)
+                assert fast.snapshot(resume=True) == slow.snapshot(resume=True)
+                kept = g.clone()  # the schedule kept: the source's later deals
+                steps = _to_next_hand(fast, slow, kept, random.Random(r.randrange(10**6)))
+                assert fast.snapshot(resume=True) == slow.snapshot(resume=True)
+                if steps is not None:  # the next hand dealt from the generator, not the script
+                    differ += fast.snapshot()["hands"] != kept.snapshot()["hands"]
+                    checked += 1
+            g.apply(a)
+        assert g.snapshot() == source.snapshot()  # the original kept its schedule
+    assert checked > 20 and differ == checked, (checked, differ)
