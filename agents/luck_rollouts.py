@@ -45,7 +45,7 @@ game whose own hand points pass it, or whose rollouts do unclipped, is refused
 
 **Cost.** An event costs (its samples + 1) × ``rollouts`` plays of the rest of its hand:
 about 21 s a standard game of four ``expert`` at ``rollouts=128`` (``docs/luck.md``), where
-the shipped model's corrections take 0.1 s; ``craits tournament --luck rollouts:R[:K]``
+the shipped model's corrections take 0.1 s; ``craits tournament --luck rollouts:R[:K[:S]]``
 (:class:`RolloutEstimator`; a game recorded twice alike is corrected once).
 """
 
@@ -249,6 +249,7 @@ def event_values(
     alt_seeds: Any,
     roll_keys: Any,
     roll_seeds: Any,
+    alt_rollouts: int,
     max_decisions: int,
     couple: bool,
     remember: bool,
@@ -259,8 +260,9 @@ def event_values(
     alternatives (rows 2 .. K+1, made here: ``action`` applied to the BEFORE row restacked by
     ``alt_keys[k]`` and seeded ``alt_seeds[k]``); V = the points of hands ``hand0`` .. the
     row's own hand finished in the row (the ACTUAL row's are the caller's: loaded rows do not
-    hold them) plus the mean over the rollouts (``roll_keys[j]``, ``roll_seeds[j]``) of the
-    points of the row's hand, each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
+    hold them) plus the mean over the rollouts (``roll_keys[j]``, ``roll_seeds[j]``; the
+    alternatives' rows the first ``alt_rollouts`` of them) of the points of the row's hand,
+    each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
     ``TACTICIAN`` or ``RANDOM``). With ``remember`` the rollouts' expert memory starts from
     the rows' (the caller's, of the hand so far; told ``action`` in the alternatives), else
     from nothing. A rollout's points of a seat count at most ``clip`` either way (a rollout
@@ -289,6 +291,7 @@ def event_values(
     pair_to = np.empty(cd.shape[1], np.int64)
     for r in range(1, k_alt + 2):
         hand = st[r, I_HAND_INDEX]
+        runs = roll_keys.shape[0] if r == ACTUAL else alt_rollouts
         pairs = 0
         if couple and r > ACTUAL:
             pairs = _pairs(st, cd, ACTUAL, r, have, pair_from, pair_to)
@@ -298,8 +301,8 @@ def event_values(
                 done = _finished(st, n, r, hand0, hand, q)
                 if np.isnan(done):
                     return NOT_EXACT
-                out[r - 1, q] = done * roll_keys.shape[0]
-        for j in range(roll_keys.shape[0]):
+                out[r - 1, q] = done * runs
+        for j in range(runs):
             _copy_row(st, cd, mem, r, wk)
             for c in range(key.shape[0]):
                 key[c] = roll_keys[j, c]
@@ -336,7 +339,7 @@ def event_values(
                     pts = clip
                 out[r - 1, q] += min(max(pts, -clip), clip)
         for q in range(n):
-            out[r - 1, q] /= roll_keys.shape[0]
+            out[r - 1, q] /= runs
     return 0
 
 
@@ -382,13 +385,17 @@ def reveals(events: Sequence[Event]) -> bool:
 class RolloutLuck:
     """Corrections of a table's recorded games by compiled rollout values (see the module
     docstring): ``rollouts`` plays a value, ``alternatives`` samples of an event that is not
-    stratified (and of the first deal). ``seed`` makes the samples and the rollouts' keys; it
-    must not be a seed the games' deals came from. The plainer schemes, for comparison (all
-    unbiased): ``couple=False`` (independent keys for each sample's cards),
-    ``stratify=False`` (``alternatives`` samples for every event), ``remember=False`` (the
-    rollouts' experts start knowing nothing of the hand so far), ``first_deal=False`` (the
-    first hand's deal not corrected), ``seated=False`` (every seat's rollouts play
-    ``expert``, whoever sat there), ``clip=None`` (a rollout's points not bounded)."""
+    stratified (and of the first deal), ``sample_rollouts`` (default ``rollouts``) the plays
+    that value each sample of a decision — the first of the actual state's rollouts, so a
+    sample's value is no less coupled to the actual one: fewer cost less and keep the mean
+    zero, the actual state's value keeping its ``rollouts``. ``seed`` makes the samples and
+    the rollouts' keys; it must not be a seed the games' deals came from. The plainer
+    schemes, for comparison (all unbiased): ``couple=False`` (independent keys for each
+    sample's cards), ``stratify=False`` (``alternatives`` samples for every event),
+    ``remember=False`` (the rollouts' experts start knowing nothing of the hand so far),
+    ``first_deal=False`` (the first hand's deal not corrected), ``seated=False`` (every
+    seat's rollouts play ``expert``, whoever sat there), ``clip=None`` (a rollout's points
+    not bounded)."""
 
     def __init__(
         self,
@@ -404,15 +411,22 @@ class RolloutLuck:
         first_deal: bool = True,
         seated: bool = True,
         clip: float | None = CLIP,
+        sample_rollouts: int | None = None,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
                 f"rollouts, alternatives: got {rollouts}, {alternatives}; allowed 1 or more each"
             )
+        sample_rollouts = rollouts if sample_rollouts is None else sample_rollouts
+        if isinstance(sample_rollouts, bool) or not 1 <= sample_rollouts <= rollouts:
+            raise ValueError(
+                f"sample_rollouts: got {sample_rollouts!r}, allowed 1 to rollouts ({rollouts})"
+            )
         if clip is not None and not clip > 0:
             raise ValueError(f"clip: got {clip!r}, allowed a number of points above 0 or None")
         self.num_players, self.rules = num_players, rules
         self.rollouts, self.alternatives, self.seed = rollouts, alternatives, seed
+        self.sample_rollouts = sample_rollouts
         self.max_decisions = max_decisions
         self.couple, self.stratify, self.remember = couple, stratify, remember
         self.first_deal, self.seated = first_deal, seated
@@ -515,7 +529,8 @@ class RolloutLuck:
         code = event_values(
             st, cd, p, sizes, deck, table, self._w_tactician, self._weights, self._mem,
             self._ints, self._floats, action, hand0, alt_keys, alt_seeds, roll_keys,
-            roll_seeds, self.max_decisions, self.couple, remember, self.clip, out,
+            roll_seeds, self.sample_rollouts, self.max_decisions, self.couple, remember,
+            self.clip, out,
         )  # fmt: skip
         self._check(code)
         return out.copy()
@@ -642,7 +657,7 @@ def record_salt(record: dict[str, Any]) -> int:
 
 
 class RolloutEstimator:
-    """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K]``): a game's
+    """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K[:S]]``): a game's
     samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
     corrected the same way wherever and whenever it is. Its identity
     (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
@@ -652,9 +667,24 @@ class RolloutEstimator:
     VERSION = 3
 
     def __init__(
-        self, num_players: int, rules: Rules, rollouts: int, alternatives: int = 8
+        self,
+        num_players: int,
+        rules: Rules,
+        rollouts: int,
+        alternatives: int = 8,
+        sample_rollouts: int | None = None,
     ) -> None:
-        self.values = RolloutLuck(num_players, rules, rollouts, alternatives, seed=self.SEED)
+        self.values = RolloutLuck(
+            num_players,
+            rules,
+            rollouts,
+            alternatives,
+            seed=self.SEED,
+            sample_rollouts=sample_rollouts,
+        )
+        sized = f"{rollouts}-{alternatives}"
+        if sample_rollouts is not None and sample_rollouts != rollouts:
+            sized += f"-{sample_rollouts}"  # without it, the identity of version 3's first runs
         players = ",".join(
             f"{name}@{cls.version}"
             for name, cls in (
@@ -665,9 +695,7 @@ class RolloutEstimator:
             )
         )
         clip = f"clip{CLIP:g}"
-        self.model_id = (
-            f"rollouts-{rollouts}-{alternatives}/v{self.VERSION}/{clip}/seated:{players}"
-        )
+        self.model_id = f"rollouts-{sized}/v{self.VERSION}/{clip}/seated:{players}"
 
     def game(self, record: dict[str, Any]) -> GameLuck:
         return self.values.game(record, (record_salt(record),))

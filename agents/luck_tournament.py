@@ -2,7 +2,8 @@
 
 :func:`tournament_luck` gives each finished game's corrections per seat by an estimator
 (:func:`estimator`: ``model``, the shipped value model's
-:class:`craits.agents.luck.LuckEstimator`, or ``rollouts:R[:K]``, compiled rollout values,
+:class:`craits.agents.luck.LuckEstimator`, or ``rollouts:R[:K[:S]]``, compiled rollout
+values,
 :class:`craits.agents.luck_rollouts.RolloutLuck`): read from ``DIR/luck.jsonl`` where the same
 estimator made them, else computed from the game's record (``DIR/records.jsonl``, or the game
 played again: a game depends only on its tournament and its task,
@@ -48,7 +49,10 @@ def _stored(path: Path, model: str) -> dict[str, list[float]]:
     return found
 
 
-ESTIMATORS = "model, rollouts:R or rollouts:R:K (R rollouts an event, K sampled outcomes)"
+ESTIMATORS = (
+    "model, rollouts:R, rollouts:R:K or rollouts:R:K:S (R rollouts an event, K sampled "
+    "outcomes, S rollouts a sample, at most R)"
+)
 
 
 def estimator(spec: str, num_players: int, rules: Rules) -> LuckEstimator | RolloutEstimator:
@@ -58,9 +62,9 @@ def estimator(spec: str, num_players: int, rules: Rules) -> LuckEstimator | Roll
         return LuckEstimator()
     name, _, rest = spec.partition(":")
     parts = rest.split(":") if rest else []
-    if name == "rollouts" and 1 <= len(parts) <= 2 and all(p.isdigit() for p in parts):
+    if name == "rollouts" and 1 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
         numbers = [int(p) for p in parts]
-        if all(1 <= k <= 4096 for k in numbers):
+        if all(1 <= k <= 4096 for k in numbers) and (len(numbers) < 3 or numbers[2] <= numbers[0]):
             return RolloutEstimator(num_players, rules, *numbers)
     raise ValueError(f"luck estimator: got {spec!r}, allowed {ESTIMATORS} (each 1 to 4096)")
 

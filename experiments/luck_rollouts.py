@@ -9,9 +9,12 @@ over ``K`` sampled outcomes). Printed and written (``experiments/results/luck/ro
 the standard deviation of the adjusted scores over the plain ones, of one seat's score and of
 the four seats' total (what a duplicate deal's mean over rotations sees for ``expert``), the
 mean correction a game (zero within its interval: unbiased), and the seconds a game's
-corrections take. Usage::
+corrections take. A ``--rollouts`` entry ``R:S`` values each sampled outcome by the first ``S``
+of the ``R`` rollouts only (``sample_rollouts``). Usage::
 
     python experiments/luck_rollouts.py --games 40 --rollouts 16 64 128 --alternatives 8
+    python experiments/luck_rollouts.py --games 40 --rollouts 128:16 256:32 --alternatives 16 \
+        --out experiments/results/luck/rollouts_samples.md
 """
 
 from __future__ import annotations
@@ -64,12 +67,20 @@ def mean_interval(corrections: np.ndarray) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--rollouts", type=int, nargs="+", default=[16, 64, 128])
+    parser.add_argument(
+        "--rollouts",
+        type=_rollouts,
+        nargs="+",
+        default=[(16, 16), (64, 64), (128, 128)],
+        help="R (rollouts a value) or R:S (S of them a sampled outcome's value)",
+    )
     parser.add_argument("--alternatives", type=int, default=8, help="outcomes sampled an event")
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    sizes = " ".join(str(r) if r == s else f"{r}:{s}" for r, s in args.rollouts)
     command = (
-        f"python experiments/luck_rollouts.py --games {args.games} --rollouts "
-        f"{' '.join(map(str, args.rollouts))} --alternatives {args.alternatives}"
+        f"python experiments/luck_rollouts.py --games {args.games} --rollouts {sizes} "
+        f"--alternatives {args.alternatives}" + ("" if args.out == OUT else f" --out {args.out}")
     )
     records = [record(i) for i in range(args.games)]
     points = np.array([r["scores"] for r in records], dtype=np.float64)
@@ -93,19 +104,35 @@ def main() -> None:
         f"{ratios(points, shipped)[1]:.2f} | {mean_interval(shipped)} | |",
     ]
     print(lines[-1], flush=True)
-    for rollouts in args.rollouts:
-        values = RolloutLuck(4, Rules(), rollouts, args.alternatives, seed=SEED + 1)
+    for rollouts, per_sample in args.rollouts:
+        values = RolloutLuck(
+            4, Rules(), rollouts, args.alternatives, seed=SEED + 1, sample_rollouts=per_sample
+        )
         start = time.perf_counter()
         rolled = np.array([values.game(r, (i,)).corrections for i, r in enumerate(records)])
         seconds = (time.perf_counter() - start) / args.games
         seat, total = ratios(points, rolled)
         lines.append(
-            f"| rollouts, R = {rollouts}, K = {args.alternatives} | {seat:.2f} | {total:.2f} | "
+            f"| rollouts, R = {rollouts}, K = {args.alternatives}"
+            + ("" if per_sample == rollouts else f", S = {per_sample}")
+            + f" | {seat:.2f} | {total:.2f} | "
             f"{mean_interval(rolled)} | {seconds:.1f} |"
         )
         print(lines[-1], flush=True)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+
+
+def _rollouts(text: str) -> tuple[int, int]:
+    """``R`` or ``R:S`` (1 <= S <= R) as ``(R, S)``."""
+    r, _, s = text.partition(":")
+    try:
+        pair = int(r), int(s or r)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}, allowed R or R:S") from None
+    if not 1 <= pair[1] <= pair[0]:
+        raise argparse.ArgumentTypeError(f"got {text!r}, allowed R or R:S with 1 <= S <= R")
+    return pair
 
 
 if __name__ == "__main__":

@@ -353,7 +353,7 @@ def main() -> None:
     parser.add_argument(
         "--luck",
         default="model",
-        help="the estimator: model (the shipped value model) or rollouts:R[:K]",
+        help="the estimator: model (the shipped value model) or rollouts:R[:K[:S]]",
     )
     args = parser.parse_args()
     try:

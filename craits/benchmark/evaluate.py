@@ -71,7 +71,7 @@ class Options:
     adjusted estimates; the games' records are dropped once they are corrected"""
     luck: str = "model"
     """the luck estimator (:func:`craits.agents.luck_tournament.estimator`: ``model`` or
-    ``rollouts:R[:K]``), named in the card's adjusted entries"""
+    ``rollouts:R[:K[:S]]``), named in the card's adjusted entries"""
 
     @property
     def games(self) -> Path:

@@ -86,7 +86,7 @@ def add_parser(sub: Any) -> None:
         default="model",
         metavar="ESTIMATOR",
         help="what the adjusted estimates are corrected by, named in the card: model (the "
-        "shipped value model, the default) or rollouts:R[:K] (compiled rollouts: seconds a "
+        "shipped value model, the default) or rollouts:R[:K[:S]] (compiled rollouts: seconds a "
         "game, narrower intervals; docs/luck.md)",
     )
     ev.add_argument("--no-progress", action="store_true", help=a.NO_PROGRESS_HELP)

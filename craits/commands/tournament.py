@@ -81,9 +81,10 @@ def add_parser(sub: Any) -> None:
         default="model",
         metavar="ESTIMATOR",
         help="what the luck-adjusted scores are corrected by: model (the shipped value model, "
-        "the default), or rollouts:R[:K] (R compiled rollouts of the hand at every chance "
-        "event, each seat played as the table plays it, K sampled outcomes, default 8: "
-        "seconds a game, narrower intervals; docs/luck.md)",
+        "the default), or rollouts:R[:K[:S]] (R compiled rollouts of the hand at every chance "
+        "event, each seat played as the table plays it, K sampled outcomes, default 8, S "
+        "rollouts a sampled outcome, default R: seconds a game, narrower intervals; "
+        "docs/luck.md)",
     )
     a.add_rule_args(tour)
     tour.set_defaults(run=run)

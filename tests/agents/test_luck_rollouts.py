@@ -14,6 +14,7 @@ from craits.agents.luck_rollouts import (
     reveals,
     seat_players,
 )
+from craits.agents.luck_tournament import estimator as luck_estimator
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame
@@ -288,7 +289,59 @@ def test_a_sample_drawing_the_actual_card_is_valued_as_the_actual_state() -> Non
     assert uncoupled.values(before, action, after, (5,))[0][0].tolist() == v[0].tolist()
 
 
+def test_samples_valued_by_fewer_rollouts_take_the_actual_states_first_ones() -> None:
+    """``sample_rollouts=S``: each sample is valued by the first S of the R rollouts (the
+    actual state's value keeps all R): the stratum of the card actually drawn is the mean of
+    the actual state's first S rollouts, so the strata at S = 1..R give back its R rollouts,
+    whose mean is the actual value."""
+    rules = Rules(hand_sizes=(5,))
+    for seed in range(40):
+        before, action, after = first_draw(rules, seed)
+        drawn = [
+            c
+            for c in after.hands[before.current_player]
+            if c not in before.hands[before.current_player]
+        ]
+        if action == 52 and len(drawn) == 1 and after.stock_size == before.stock_size - 1:
+            break
+    stock = np.bincount(before.stock, minlength=52)
+    stratum = 1 + list(np.flatnonzero(stock)).index(drawn[0])
+    full, weights = RolloutLuck(4, rules, rollouts=4, seed=2).values(before, action, after, (5,))
+    means = []
+    for s in range(1, 5):
+        v, w = RolloutLuck(4, rules, rollouts=4, seed=2, sample_rollouts=s).values(
+            before, action, after, (5,)
+        )
+        assert v[0].tolist() == full[0].tolist() and w.tolist() == weights.tolist()
+        means.append(v[stratum])
+        if s < 4:
+            assert not np.array_equal(v[1:], full[1:])
+    assert means[3].tolist() == full[stratum].tolist() == full[0].tolist()
+    each = [means[0]] + [(s + 1) * means[s] - s * means[s - 1] for s in range(1, 4)]
+    assert np.allclose(np.mean(each, axis=0), full[0])
+    assert len({tuple(e) for e in np.round(each, 6)}) > 1  # four different rollouts
+
+
+def test_an_estimators_identity_names_fewer_rollouts_a_sample() -> None:
+    """``rollouts:R:K:S``: S < R is another estimator (its corrections never mixed with
+    another's); S = R is ``rollouts:R:K`` (version 3's stored corrections stay valid)."""
+    named = {
+        spec: luck_estimator(spec, 4, Rules()).model_id
+        for spec in ("rollouts:8:4", "rollouts:8:4:8", "rollouts:8:4:2")
+    }
+    assert named["rollouts:8:4"] == named["rollouts:8:4:8"]
+    assert named["rollouts:8:4"].startswith("rollouts-8-4/v3/clip600/seated:")
+    assert named["rollouts:8:4:2"] == named["rollouts:8:4"].replace("8-4/", "8-4-2/", 1)
+    for bad in ("rollouts:8:4:9", "rollouts:8:4:0", "rollouts:8:4:2:1"):
+        with pytest.raises(ValueError, match=f"luck estimator: got {bad!r}, allowed model, "):
+            luck_estimator(bad, 4, Rules())
+
+
 def test_bad_arguments_and_unfinished_games_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"sample_rollouts: got 5, allowed 1 to rollouts \(4\)"):
+        RolloutLuck(4, Rules(), rollouts=4, sample_rollouts=5)
+    with pytest.raises(ValueError, match="sample_rollouts: got 0"):
+        RolloutLuck(4, Rules(), rollouts=4, sample_rollouts=0)
     with pytest.raises(ValueError, match="allowed 1 or more"):
         RolloutLuck(4, Rules(), rollouts=0)
     with pytest.raises(ValueError, match="clip: got -1"):

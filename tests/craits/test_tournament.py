@@ -355,7 +355,7 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
     proc = run_cli(*common, "--out", str(out), "--no-progress", "--luck", "rollouts:3:2")
     assert proc.returncode == 0, proc.stderr
     assert (out / "luck.jsonl").read_bytes() == before
-    for bad in ("rollouts:0", "rollout:8", "rollouts:8:2:1", "model:1"):
+    for bad in ("rollouts:0", "rollout:8", "rollouts:8:2:9", "rollouts:8:2:1:1", "model:1"):
         proc = run_cli(*common, "--out", str(tmp_path / bad), "--no-progress", "--luck", bad)
         assert proc.returncode == 2
         assert f"luck estimator: got {bad!r}, allowed model, rollouts:R" in proc.stderr
