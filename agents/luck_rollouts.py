@@ -43,10 +43,8 @@ pass 53 bits (more than ``EXACT_PRESSURES`` shuffle pressures in a hand) counts 
 game whose own hand points pass it, or whose rollouts do unclipped, is refused
 (:class:`~craits.agents.luck.LuckError`).
 
-**Cost.** An event costs (its samples + 1) × ``rollouts`` plays of the rest of its hand:
-about 21 s a standard game of four ``expert`` at ``rollouts=128`` (``docs/luck.md``), where
-the shipped model's corrections take 0.1 s; ``craits tournament --luck rollouts:R[:K[:S]]``
-(:class:`RolloutEstimator`; a game recorded twice alike is corrected once).
+**Cost.** An event costs ``rollouts`` + its samples × ``sample_rollouts`` plays of the rest of
+its hand: seconds a standard game (``docs/luck.md``), where the shipped model takes 0.1 s.
 """
 
 from __future__ import annotations

@@ -75,6 +75,36 @@ def test_the_zoos_policy_members_carry_the_exploitability_block() -> None:
     assert members >= {"random", "greedy", "tactician", "expert", "champion"}
 
 
+def test_the_committed_adjusted_estimates_agree_with_the_plain_ones_and_name_their_estimator() -> (
+    None
+):
+    """Issue 41's unbiasedness on every committed card: each adjusted mean score (and adjusted
+    paired estimate) lies inside the plain 95% interval, and the two intervals overlap (the
+    plain mean, the noisier, need not lie in the narrower adjusted interval: `expert`'s
+    rollout-adjusted one is 0.4 times as wide). Every entry names its estimator, and each
+    policy member's standard table against three ``expert`` carries one."""
+    members = set()
+    for path in CARDS:
+        card = json.loads(path.read_text(encoding="utf-8"))
+        for table in card["tables"]:
+            for o in table["opponents"]:
+                a = o.get("adjusted")
+                if a is None:
+                    continue
+                where = f"{path.parent.name}: {table['name']} against {o['opponent']}"
+                assert a["estimator"], where
+                pairs = [(o["mean_score_ci"], a["mean_score"], a["mean_score_ci"])]
+                p = o["paired"]
+                if p and "adjusted_mean" in p:
+                    pairs.append((p["ci"], p["adjusted_mean"], p["adjusted_ci"]))
+                for (lo, hi), mean, (a_lo, a_hi) in pairs:
+                    assert lo <= mean <= hi, where
+                    assert a_lo <= hi and lo <= a_hi, where
+                if table["name"] == "standard_4p" and o["opponent"] == "expert":
+                    members.add(path.parent.name)
+    assert members >= {"random", "greedy", "tactician", "expert", "champion"}
+
+
 def test_the_schema_names_every_key_the_writer_writes() -> None:
     block = schema()["properties"]["exploitability"]
     estimate = schema()["$defs"]["exploit_estimate"]
