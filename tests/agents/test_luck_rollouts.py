@@ -265,26 +265,27 @@ def test_a_draw_is_corrected_against_every_card_the_stock_could_give() -> None:
     assert v.shape == (5, 4) and weights.tolist() == [0.25] * 4
 
 
+def single_card_draw(rules: Rules) -> tuple[Game, int, Game, int]:
+    """The first game's first draw of a single card from the stock (the state before, the
+    action, the state after) and the row of its stratum in ``values()`` (1 + its index)."""
+    for seed in range(40):
+        before, action, after = first_draw(rules, seed)
+        seat = before.current_player
+        drawn = [c for c in after.hands[seat] if c not in before.hands[seat]]
+        if action == 52 and len(drawn) == 1 and after.stock_size == before.stock_size - 1:
+            stock = np.bincount(before.stock, minlength=52)
+            return before, action, after, 1 + list(np.flatnonzero(stock)).index(drawn[0])
+    raise AssertionError("no game's first draw was a single card from the stock")
+
+
 def test_a_sample_drawing_the_actual_card_is_valued_as_the_actual_state() -> None:
     """Coupled keys: the stratum of the card actually drawn (one copy in the stock) restacks
     the rest as the actual state's rollouts do, so its value is the actual value exactly."""
     rules = Rules(hand_sizes=(5,))
-    for seed in range(40):
-        before, action, after = first_draw(rules, seed)
-        drawn = [
-            c
-            for c in after.hands[before.current_player]
-            if c not in before.hands[before.current_player]
-        ]
-        stock = np.bincount(before.stock, minlength=52)
-        if action == 52 and len(drawn) == 1 and after.stock_size == before.stock_size - 1:
-            break
-    else:
-        raise AssertionError("no game's first draw was a single card from the stock")
+    before, action, after, stratum = single_card_draw(rules)
     values = RolloutLuck(4, rules, rollouts=4, seed=2)
     v, _ = values.values(before, action, after, (5,))
-    stratum = list(np.flatnonzero(stock)).index(drawn[0])
-    assert v[1 + stratum].tolist() == v[0].tolist()
+    assert v[stratum].tolist() == v[0].tolist()
     uncoupled = RolloutLuck(4, rules, rollouts=4, seed=2, couple=False)
     assert uncoupled.values(before, action, after, (5,))[0][0].tolist() == v[0].tolist()
 
@@ -295,17 +296,7 @@ def test_samples_valued_by_fewer_rollouts_take_the_actual_states_first_ones() ->
     the actual state's first S rollouts, so the strata at S = 1..R give back its R rollouts,
     whose mean is the actual value."""
     rules = Rules(hand_sizes=(5,))
-    for seed in range(40):
-        before, action, after = first_draw(rules, seed)
-        drawn = [
-            c
-            for c in after.hands[before.current_player]
-            if c not in before.hands[before.current_player]
-        ]
-        if action == 52 and len(drawn) == 1 and after.stock_size == before.stock_size - 1:
-            break
-    stock = np.bincount(before.stock, minlength=52)
-    stratum = 1 + list(np.flatnonzero(stock)).index(drawn[0])
+    before, action, after, stratum = single_card_draw(rules)
     full, weights = RolloutLuck(4, rules, rollouts=4, seed=2).values(before, action, after, (5,))
     means = []
     for s in range(1, 5):
