@@ -70,9 +70,9 @@ class StoreError(ValueError):
 
 def _games(job: tuple[str, int, int, int, str, Stored]) -> list[dict]:
     """Deals lo..hi's games (the tournament's result, less its record) with ``luck``: every
-    seat's correction by the estimator ``by``, to a thousandth of a point (a game recorded
-    alike twice, corrected once), or as ``known`` has it for a game it holds — whose stored
-    scores must be the game's."""
+    seat's correction by the estimator ``by`` (a rollout estimator's to a thousandth of a
+    point, as stored; a game recorded alike twice, corrected once), or as ``known`` has it
+    for a game it holds — whose stored scores must be the game's."""
     spec, deals, lo, hi, by, known = job
     deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
     config = identify(deal_set.config((spec, "expert", "expert", "expert")))
@@ -94,8 +94,9 @@ def _games(job: tuple[str, int, int, int, str, Stored]) -> list[dict]:
                 luck = stored["luck"]
             else:
                 salt = record_salt(record)
-                if salt not in done:
-                    done[salt] = [round(float(x), 3) for x in estimator.game(record).corrections]
+                if salt not in done:  # a rollout estimator's to a thousandth, as stored
+                    found = [float(x) for x in estimator.game(record).corrections]
+                    done[salt] = found if by == "model" else [round(x, 3) for x in found]
                 luck = done[salt]
             out.append({**result, "luck": luck, "luck_by": estimator.model_id})
     return out
