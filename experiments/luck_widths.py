@@ -102,6 +102,20 @@ def _games(job: tuple[str, int, int, int, str, Stored]) -> list[dict]:
     return out
 
 
+def _keep(part: list[dict], partial: Path | None, path: Path | None, stored: Stored) -> None:
+    """A job's games kept: appended to the model's ``partial``; the rollout corrections the
+    store lacks added to ``stored`` and the store written again (``path``)."""
+    if partial is not None:
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        with partial.open("a") as f:
+            f.write(json.dumps(part) + "\n")
+    new = [g for g in part if g["key"] not in stored.get(g["deal"], {})]
+    if path is not None and new:
+        for g in new:
+            stored.setdefault(g["deal"], {})[g["key"]] = {"scores": g["scores"], "luck": g["luck"]}
+        write_store(path, stored)
+
+
 def read_store(path: Path) -> Stored:
     """The corrections kept in ``path`` (nothing where it is absent); a line that is not a
     deal's games is refused in one line naming the file and the line."""
@@ -238,30 +252,15 @@ def _play(
             jobs.append((spec, deals, d, d + 1, by, {}))
     jobs = [(*j[:5], {d: stored[d] for d in range(j[2], j[3]) if d in stored}) for j in jobs]
     games = kept
-    parts = pool.imap(_games, jobs)
-    while True:
-        try:
-            part = next(parts)
-        except StopIteration:
-            break
-        except StoreError as e:
-            raise SystemExit(f"{path}: {e}") from None
-        games.extend(part)
-        if partial is not None:
-            partial.parent.mkdir(parents=True, exist_ok=True)
-            with partial.open("a") as f:
-                f.write(json.dumps(part) + "\n")
-        new = [g for g in part if g["key"] not in stored.get(g["deal"], {})]
-        if path is not None and new:
-            for g in new:
-                stored.setdefault(g["deal"], {})[g["key"]] = {
-                    "scores": g["scores"],
-                    "luck": g["luck"],
-                }
-            write_store(path, stored)
-        if partial is not None or (path is not None and new):
-            print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
-                  f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+    try:
+        for part in pool.imap(_games, jobs):
+            games.extend(part)
+            _keep(part, partial, path, stored)
+            if partial is not None or path is not None:
+                print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
+                      f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+    except StoreError as e:
+        raise SystemExit(f"{path}: {e}") from None
     return games
 
 
