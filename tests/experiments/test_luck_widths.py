@@ -6,14 +6,18 @@ a store that is not of these games, or not a store, stops the run in one line.""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from craits.agents import luck_rollouts
+from craits.benchmark.card import Matchup, agent_seat, matchup_entry
+from craits.benchmark.evaluate import write
 from experiments import luck_widths
 from experiments.luck_widths import measure, read_store, write_store
 
@@ -94,3 +98,59 @@ class _Inline:
 
     def imap(self, fn: Callable, jobs: list) -> Iterator:
         return map(fn, jobs)
+
+
+def test_cards_gains_the_adjusted_figures_only_where_the_games_give_the_committed_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--cards`` on a card whose committed entry against ``expert`` these games give (a copy
+    of ``greedy``'s card with its entry made from two deals' games): the entry gains the
+    adjusted figures and the estimator's name, nothing else of the card changes; games that
+    do not give the committed entry leave every file as it was."""
+    monkeypatch.setattr(luck_widths.mp, "get_context", lambda _: _Inline())
+    found = measure(["expert", "greedy"], 2, 1, None, BY, tmp_path / "store")
+    deal_set = luck_widths.load("v1", "standard_4p")
+    monkeypatch.setattr(
+        luck_widths, "load", lambda *_: SimpleNamespace(deals=2, seed=deal_set.seed)
+    )
+    card = json.loads((luck_widths.CARDS / "greedy" / "card.json").read_text())
+    cards = tmp_path / "cards"
+    monkeypatch.setattr(luck_widths, "CARDS", cards)
+    entries = card["tables"][0]["opponents"]
+    k = next(i for i, o in enumerate(entries) if o["opponent"] == "expert")
+
+    def plain(games: list[dict]) -> list[dict]:
+        return [{key: v for key, v in g.items() if key not in ("luck", "luck_by")} for g in games]
+
+    mine, ref = found["greedy"]["games"], found["expert"]["games"]
+    entries[k] = {
+        **matchup_entry(
+            Matchup("expert", entries[k]["identity"], plain(mine), plain(ref)), deal_set.seed
+        ),
+        "deal_set": "standard_4p",
+    }
+    write(card, cards / "greedy")
+    before = {p.name: p.read_bytes() for p in (cards / "greedy").iterdir()}
+
+    tampered = {**found, "greedy": {**found["greedy"], "games": [dict(g) for g in mine]}}
+    tampered["greedy"]["games"][0]["scores"] = [s + 1 for s in mine[0]["scores"]]
+    refused = r"card\.json: these games do not give the committed entry"
+    with pytest.raises(SystemExit, match=refused):
+        luck_widths.write_cards(tampered, 2, ["greedy"])
+    assert {p.name: p.read_bytes() for p in (cards / "greedy").iterdir()} == before
+
+    assert luck_widths.write_cards(found, 2, ["greedy"]) == [str(cards / "greedy")]
+    new = json.loads((cards / "greedy" / "card.json").read_text())
+    got = new["tables"][0]["opponents"][k]
+    assert got["adjusted"]["estimator"] == mine[0]["luck_by"]
+    seats = [agent_seat(g) for g in mine]
+    adjusted = [g["scores"][s] - g["luck"][s] for g, s in zip(mine, seats, strict=True)]
+    assert got["adjusted"]["mean_score"] == pytest.approx(np.mean(adjusted), abs=1e-9)
+    ref_adjusted = [g["scores"][s] - g["luck"][s] for g, s in zip(ref, seats, strict=True)]
+    paired = np.mean(adjusted) - np.mean(ref_adjusted)
+    assert got["paired"]["adjusted_mean"] == pytest.approx(paired, abs=1e-9)
+    del got["adjusted"]
+    got["paired"] = {key: v for key, v in got["paired"].items() if not key.startswith("adjusted")}
+    new["tables"][0]["opponents"][k] = got
+    assert new == json.loads(before["card.json"])
+    assert "adjusted" in (cards / "greedy" / "card.md").read_text()
