@@ -6,10 +6,12 @@ removes little of a game's variance (its width ratios are about 1; ``docs/luck.m
 from the full state, on the compiled rules (:mod:`craits_env.vector.rows`), each seat played
 as the table played it where a compiled player exists (``expert``, ``tactician``, ``greedy``:
 :mod:`craits.agents.compiled_expert` …, ``random``: uniform on a generator of the rollout's
-own; :func:`seat_players`) and by ``expert`` otherwise (a network, a search agent); the
-experts start from what the hand so far showed publicly (:func:`load_memory`, the
-:class:`~craits_env.public_tracker.PublicTracker`'s inferences), as the table's did; a
-rollout's points of a seat count at most :data:`CLIP` either way.
+own; :func:`seat_players`), a network (``champion``, ``ppo:PATH``) by itself, its rollouts'
+rows played side by side and its moves computed for all of them at once
+(:mod:`craits.agents.luck_networks`, :meth:`RolloutLuck.players`), and by ``expert``
+otherwise (a search agent); the experts start from what the hand so far showed publicly
+(:func:`load_memory`, the :class:`~craits_env.public_tracker.PublicTracker`'s inferences), as
+the table's did; a rollout's points of a seat count at most :data:`CLIP` either way.
 
 **The events.** The first hand's deal and starter (R2.2, R2.3), and each decision whose events
 reveal cards — a draw from the stock (R3.3, R4, R5.3, R6.1, R7.1, R9), a reshuffle (R10.1),
@@ -49,8 +51,6 @@ its hand: seconds a standard game (``docs/luck.md``), where the shipped model ta
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,28 +63,17 @@ from craits_env.events import Dealt, Drew, Event, Reshuffled
 from craits_env.public_tracker import PublicTracker
 from craits_env.records import replay
 from craits_env.vector import VectorGame, rows
-from craits_env.vector.jit import announce_first_use, entry, inner, unowned
+from craits_env.vector.jit import announce_first_use, entry, unowned
 from craits_env.vector.layout import (
     I_CURRENT,
     I_EPISODE,
     I_HAND_DECISIONS,
     I_HAND_INDEX,
     I_PHASE,
-    I_STOCK_LEN,
     P_PLAYERS,
-    RNG,
-    RNG_HAS_UINT32,
-    RNG_INC_HI,
-    RNG_INC_LO,
-    RNG_STATE_HI,
-    RNG_STATE_LO,
-    STOCK,
 )
-from craits_env.vector.rng import random_below
 
-from .base import RandomAgent
 from .compiled_bots import greedy_action
-from .compiled_cards import lowest_bit
 from .compiled_expert import (
     COUNT_INTS,
     DECK_INTS,
@@ -105,127 +94,41 @@ from .compiled_expert import (
     tell,
 )
 from .compiled_expert import TABLE_INTS as _TABLE_INTS
-from .compiled_table import EXPERT, GREEDY, RANDOM, TACTICIAN
+from .compiled_table import EXPERT, GREEDY, NETWORK, RANDOM, TACTICIAN
 from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS, tactician_action
 from .compiled_values import weights
-from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
+from .heuristics import ExpertAgent, TacticianAgent
 from .luck import GameLuck, LuckError
+from .luck_networks import BatchedRollouts, network_or_none
+from .rollout_rows import (
+    ACTUAL,
+    BEFORE,
+    FORGOT,
+    MAX_DECISIONS,
+    NOT_EXACT,
+    STUCK,
+    copy_row,
+    finished,
+    pairs_of,
+    pick,
+    restack,
+    seed_dice,
+)
 
-BEFORE, ACTUAL = 0, 1  # rows: the state before the event, the state after it; then the
-# alternatives (2 .. K+1), then the rollout's work row (K+2) and its dice row (K+3: the
-# generator of the random seats' choices)
-MAX_DECISIONS = 5_000
-"""A rollout stops after this many decisions (the rules' own limit, R12, comes first)."""
-INCREMENT = 0x5851F42D4C957F2D
-"""The generators' PCG64 increment (odd) in every rollout and sample, whatever the game's."""
-NOT_EXACT = 1  # error codes of event_values
-STUCK = 2
-FORGOT = 3
 ROLLOUT_PLAYERS: dict[str, int] = {
     "expert": EXPERT,
     "greedy": GREEDY,
     "tactician": TACTICIAN,
     "random": RANDOM,
 }
-"""The seats a rollout plays as the table did, by spec; every other spec's seat plays
-``expert`` (the networks and the search agents have no compiled rollout player)."""
+"""The seats a rollout plays as the table did with a compiled player, by spec; every other
+spec's seat plays ``expert`` here (:meth:`RolloutLuck.players` seats the networks)."""
 DEAL_SALT = 2**32  # the first deal's salt (decisions are numbered below it)
 CLIP = 600.0
 """A rollout's points of a seat count at most this much (either way): a spiral of shuffle
 pressures (R10.1) in one rollout of a table with ``greedy`` or ``random`` reached thousands of
 points and widened the intervals; clipped, the corrections stay unbiased (any ``V`` does) and
 bounded (the learnt model's targets are clipped alike)."""
-
-
-@inner
-def _copy_row(st: Any, cd: Any, mem: Any, src: int, dst: int) -> None:
-    for i in range(st.shape[1]):
-        st[dst, i] = st[src, i]
-    for i in range(cd.shape[1]):
-        cd[dst, i] = cd[src, i]
-    for i in range(mem.shape[1]):
-        mem[dst, i] = mem[src, i]
-
-
-@inner
-def _restack(st: Any, cd: Any, b: int, key: Any, seed_hi: int, seed_lo: int) -> None:
-    """Row ``b``'s stock in the order of ``key`` (a number a card: the highest drawn first,
-    ties in the order they lie), its generator's state ``(seed_hi, seed_lo)`` with the
-    increment :data:`INCREMENT`."""
-    n = st[b, I_STOCK_LEN]
-    for i in range(1, n):  # insertion sort, ascending keys: the next card (last) has the highest
-        c = cd[b, STOCK + i]
-        k = key[c]
-        j = i - 1
-        while j >= 0 and key[cd[b, STOCK + j]] > k:
-            cd[b, STOCK + j + 1] = cd[b, STOCK + j]
-            j -= 1
-        cd[b, STOCK + j + 1] = c
-    st[b, RNG + RNG_STATE_HI] = seed_hi
-    st[b, RNG + RNG_STATE_LO] = seed_lo
-    st[b, RNG + RNG_INC_HI] = 0
-    st[b, RNG + RNG_INC_LO] = INCREMENT
-    st[b, RNG + RNG_HAS_UINT32] = 0
-
-
-@inner
-def _finished(st: Any, n: int, b: int, lo: int, hi: int, q: int) -> float:
-    """Seat ``q``'s points of hands ``lo .. hi-1`` of row ``b`` (NaN beyond 53 bits)."""
-    total = 0.0
-    for h in range(lo, hi):
-        if not rows.exact_hand_points(st, n, b, h, q):
-            return np.nan
-        total += np.float64(rows.finished_hand_points(st, n, b, h, q))
-    return total
-
-
-@inner
-def _pairs(st: Any, cd: Any, a: int, b: int, have: Any, pair_from: Any, pair_to: Any) -> int:
-    """Pair the cards of row ``b``'s stock that row ``a``'s lacks with those of ``a``'s that
-    ``b``'s lacks, in ascending order (copies counted): ``pair_from[i]`` (``b``'s) takes
-    ``pair_to[i]``'s key, so that the two stocks restack alike but for the cards revealed
-    (common random numbers coupled card for card). The number of pairs."""
-    for c in range(have.shape[0]):
-        have[c] = 0
-    for i in range(st[a, I_STOCK_LEN]):
-        have[cd[a, STOCK + i]] += 1
-    for i in range(st[b, I_STOCK_LEN]):
-        have[cd[b, STOCK + i]] -= 1
-    k_from = 0
-    k_to = 0
-    for c in range(have.shape[0]):
-        for _ in range(-have[c]):
-            pair_from[k_from] = c
-            k_from += 1
-        for _ in range(have[c]):
-            pair_to[k_to] = c
-            k_to += 1
-    return min(k_from, k_to)
-
-
-@inner
-def _seed_dice(st: Any, b: int, seed_hi: int, seed_lo: int) -> None:
-    """Row ``b``'s generator (only its generator is used: the random seats' choices) seeded
-    ``(seed_hi, seed_lo)`` with an increment of its own."""
-    st[b, RNG + RNG_STATE_HI] = seed_hi
-    st[b, RNG + RNG_STATE_LO] = seed_lo
-    st[b, RNG + RNG_INC_HI] = 0
-    st[b, RNG + RNG_INC_LO] = INCREMENT + 2
-    st[b, RNG + RNG_HAS_UINT32] = 0
-
-
-@inner
-def _pick(st: Any, dice: int, legal: int) -> int:
-    """A legal action uniformly at random (``RandomAgent``'s choice, on row ``dice``'s
-    generator)."""
-    count = 0
-    bits = legal
-    while bits:
-        bits &= bits - 1
-        count += 1
-    for _ in range(random_below(st, dice, count)):
-        legal &= legal - 1
-    return lowest_bit(legal)
 
 
 @entry
@@ -278,8 +181,8 @@ def event_values(
     dice = k_alt + 3
     for k in range(k_alt):
         b = 2 + k
-        _copy_row(st, cd, mem, BEFORE, b)
-        _restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
+        copy_row(st, cd, mem, BEFORE, b)
+        restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
         if remember and not tell(st, p, mem, b, action):
             return FORGOT
         rows.apply(st, cd, p, sizes, deck, b, action)
@@ -292,22 +195,22 @@ def event_values(
         runs = roll_keys.shape[0] if r == ACTUAL else alt_rollouts
         pairs = 0
         if couple and r > ACTUAL:
-            pairs = _pairs(st, cd, ACTUAL, r, have, pair_from, pair_to)
+            pairs = pairs_of(st, cd, ACTUAL, r, have, pair_from, pair_to)
         for q in range(n):
             out[r - 1, q] = 0.0
             if r > ACTUAL:
-                done = _finished(st, n, r, hand0, hand, q)
+                done = finished(st, n, r, hand0, hand, q)
                 if np.isnan(done):
                     return NOT_EXACT
                 out[r - 1, q] = done * runs
         for j in range(runs):
-            _copy_row(st, cd, mem, r, wk)
+            copy_row(st, cd, mem, r, wk)
             for c in range(key.shape[0]):
                 key[c] = roll_keys[j, c]
             for i in range(pairs):  # the alternative's own cards take the actual's keys
                 key[pair_from[i]] = roll_keys[j, pair_to[i]]
-            _restack(st, cd, wk, key, roll_seeds[j, 0], roll_seeds[j, 1])
-            _seed_dice(st, dice, roll_seeds[j, 1], roll_seeds[j, 0])
+            restack(st, cd, wk, key, roll_seeds[j, 0], roll_seeds[j, 1])
+            seed_dice(st, dice, roll_seeds[j, 1], roll_seeds[j, 0])
             if not remember:
                 forget_row(st, mem, wk)
             steps = 0
@@ -324,13 +227,13 @@ def event_values(
                 elif who == GREEDY:
                     a = greedy_action(st, p, wk)
                 else:
-                    a = _pick(st, dice, rows.legal_bits(st, p, wk))
+                    a = pick(st, dice, rows.legal_bits(st, p, wk))
                 if not tell(st, p, mem, wk, a):
                     return FORGOT
                 rows.apply(st, cd, p, sizes, deck, wk, a)
                 steps += 1
             for q in range(n):
-                pts = _finished(st, n, wk, hand, st[wk, I_HAND_INDEX], q)
+                pts = finished(st, n, wk, hand, st[wk, I_HAND_INDEX], q)
                 if np.isnan(pts):  # a spiral of pressures: positive, past any finite clip
                     if np.isinf(clip):
                         return NOT_EXACT
@@ -392,8 +295,9 @@ class RolloutLuck:
     sample's cards), ``stratify=False`` (``alternatives`` samples for every event),
     ``remember=False`` (the rollouts' experts start knowing nothing of the hand so far),
     ``first_deal=False`` (the first hand's deal not corrected), ``seated=False`` (every
-    seat's rollouts play ``expert``, whoever sat there), ``clip=None`` (a rollout's points
-    not bounded)."""
+    seat's rollouts play ``expert``, whoever sat there), ``networks=False`` (a network's seat
+    played by ``expert``, as version 3 did: about a quarter of the cost where a network sits),
+    ``clip=None`` (a rollout's points not bounded)."""
 
     def __init__(
         self,
@@ -410,6 +314,7 @@ class RolloutLuck:
         seated: bool = True,
         clip: float | None = CLIP,
         sample_rollouts: int | None = None,
+        networks: bool = True,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
@@ -427,7 +332,7 @@ class RolloutLuck:
         self.sample_rollouts = sample_rollouts
         self.max_decisions = max_decisions
         self.couple, self.stratify, self.remember = couple, stratify, remember
-        self.first_deal, self.seated = first_deal, seated
+        self.first_deal, self.seated, self.networks = first_deal, seated, networks
         self.clip = np.inf if clip is None else float(clip)
         most = max(alternatives, 52)  # samples of an event: at most a card each
         self._game = VectorGame(most + 4, num_players, rules, seed=0, auto_reset=False)
@@ -438,6 +343,10 @@ class RolloutLuck:
         self._ints = np.zeros(SCRATCH_INTS, np.int64)
         self._floats = np.zeros(SCRATCH_FLOATS, np.float64)
         self._out = np.zeros((most + 1, num_players), np.float64)
+        self._most = most
+        self._nets: dict[str, int] = {}  # a network seat's spec: its index in _batched
+        self._net_list: list[tuple[Any, bool]] = []
+        self._batched: Any = None  # luck_networks.BatchedRollouts, made for the first network
 
     def _keys(self, *salt: int) -> tuple[np.ndarray, np.ndarray]:
         rng = np.random.default_rng([self.seed, *salt])
@@ -449,13 +358,44 @@ class RolloutLuck:
         if table is None:
             return self._experts
         codes = np.asarray(table, np.int64)
-        known = [*ROLLOUT_PLAYERS.values()]
+        known = [*ROLLOUT_PLAYERS.values(), *range(NETWORK, NETWORK + len(self._net_list))]
         if codes.shape != (self.num_players,) or not np.isin(codes, known).all():
             raise ValueError(
                 f"table: got {list(table)!r}, allowed {self.num_players} of "
-                f"{sorted(ROLLOUT_PLAYERS.values())} (seat_players)"
+                f"{sorted(known)} (players)"
             )
         return codes
+
+    def _rows(self, table: np.ndarray) -> tuple[VectorGame, np.ndarray]:
+        """The game and expert memory whose rows an event of ``table`` is valued in: the
+        batched rows where a network plays (:mod:`craits.agents.luck_networks`)."""
+        if (table >= NETWORK).any():
+            return self._batched.game, self._batched.mem
+        return self._game, self._mem
+
+    def players(self, seats: Sequence[str]) -> np.ndarray:
+        """Each seat's rollout player (``table``): :func:`seat_players`, but with
+        ``networks`` a network's seat (``champion``, ``ppo:PATH``) is played by the network
+        itself, its moves as it makes them (``NETWORK + k``: the k-th network met)."""
+        table = seat_players(seats)
+        if not self.networks:
+            return table
+        for seat, spec in enumerate(seats):
+            if spec in ROLLOUT_PLAYERS:
+                continue
+            if spec not in self._nets:
+                found = network_or_none(spec, self.num_players, self.rules)
+                self._nets[spec] = -1 if found is None else len(self._net_list)
+                if found is not None:
+                    self._net_list.append(found)
+                    if self._batched is None:
+                        self._batched = BatchedRollouts(
+                            self.num_players, self.rules, self._most, self.rollouts,
+                            self.sample_rollouts, self._net_list,
+                        )  # fmt: skip
+            if self._nets[spec] >= 0:
+                table[seat] = NETWORK + self._nets[spec]
+        return table
 
     def values(
         self,
@@ -480,14 +420,15 @@ class RolloutLuck:
         first (the rest restacked at random), weighted by its copies in the stock (the first
         card's expectation exact: stratified sampling); otherwise ``alternatives`` samples
         of the whole stock and generator, weighted alike."""
-        state = self._game.state
-        rows.load_game(state, BEFORE, before, None)
-        rows.load_game(state, ACTUAL, after, None)
+        table_ = self._table(table)
+        game, mem = self._rows(table_)
+        rows.load_game(game.state, BEFORE, before, None)
+        rows.load_game(game.state, ACTUAL, after, None)
         remember = self.remember and memory is not None
         if remember:
             assert memory is not None
-            load_memory(self._mem, state.st, BEFORE, memory[0])
-            load_memory(self._mem, state.st, ACTUAL, memory[1])
+            load_memory(mem, game.state.st, BEFORE, memory[0])
+            load_memory(mem, game.state.st, ACTUAL, memory[1])
         hand0 = before.hand_index
         rng = np.random.default_rng([self.seed, 1, *salt])
         stock = np.bincount(before.stock, minlength=52)
@@ -501,7 +442,6 @@ class RolloutLuck:
             weights = np.full(self.alternatives, 1 / self.alternatives)
         alt_seeds = rng.integers(0, 2**62, (len(alt_keys), 2), dtype=np.int64)
         roll_keys, roll_seeds = self._keys(2, *salt)
-        table_ = self._table(table)
         out = self._run(
             int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds, table_, remember
         )
@@ -521,8 +461,16 @@ class RolloutLuck:
         table: np.ndarray,
         remember: bool,
     ) -> np.ndarray:
-        st, cd, p, sizes, deck = self._game.state.arrays()
         out = self._out[: len(alt_keys) + 1]
+        if (table >= NETWORK).any():
+            keys = (alt_keys, alt_seeds, roll_keys, roll_seeds)
+            code = self._batched.run(
+                action, hand0, keys, self.sample_rollouts, table, self.couple, remember,
+                self.clip, self.max_decisions, out,
+            )  # fmt: skip
+            self._check(code)
+            return out.copy()
+        st, cd, p, sizes, deck = self._game.state.arrays()
         announce_first_use(event_values)
         code = event_values(
             st, cd, p, sizes, deck, table, self._w_tactician, self._weights, self._mem,
@@ -539,10 +487,10 @@ class RolloutLuck:
         """``(n,)``: each seat's points to the end of ``game``'s hand (its penalties so far
         included), the mean of the rollouts (a free copy, :func:`free_copy`; the rollouts'
         experts start knowing nothing of the hand so far)."""
-        rows.load_game(self._game.state, ACTUAL, game, None)
+        table_ = self._table(table)
+        rows.load_game(self._rows(table_)[0].state, ACTUAL, game, None)
         roll_keys, roll_seeds = self._keys(2, *salt)
         none = np.zeros((0, 52)), np.zeros((0, 2), np.int64)
-        table_ = self._table(table)
         return self._run(-1, game.hand_index, *none, roll_keys, roll_seeds, table_, False)[0]
 
     def deal_correction(
@@ -604,7 +552,7 @@ class RolloutLuck:
 
         replay(record, on_decision=note)
         n = int(record["num_players"])
-        table = seat_players(record["seats"]) if self.seated else self._experts
+        table = self.players(record["seats"]) if self.seated else self._experts
         total = np.zeros(n)
         held: list[Any] = [None, None]  # the state before the next chance decision, its memory
         tracker: list[PublicTracker] = []
@@ -638,62 +586,3 @@ class RolloutLuck:
         game = replay(record, on_start=start, on_decision=decide)
         events = len(chance) + (1 if self.first_deal else 0)
         return GameLuck(np.array(game.scores, np.float64), total, events)
-
-
-def record_body(record: dict[str, Any]) -> bytes:
-    """A game's record less ``meta`` (where and when it was played), as canonical JSON: the
-    same for the same game recorded twice (the seat rotations of a table whose players all
-    play alike)."""
-    body = {k: v for k, v in record.items() if k != "meta"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-
-
-def record_salt(record: dict[str, Any]) -> int:
-    """A game's own number, the crc32 of :func:`record_body`: the same game recorded twice
-    gets the same corrections."""
-    return zlib.crc32(record_body(record))
-
-
-class RolloutEstimator:
-    """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K[:S]]``): a game's
-    samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
-    corrected the same way wherever and whenever it is. Its identity
-    (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
-    rollouts' players' versions, so stored corrections of another are never reused."""
-
-    SEED = 410_003
-    VERSION = 3
-
-    def __init__(
-        self,
-        num_players: int,
-        rules: Rules,
-        rollouts: int,
-        alternatives: int = 8,
-        sample_rollouts: int | None = None,
-    ) -> None:
-        self.values = RolloutLuck(
-            num_players,
-            rules,
-            rollouts,
-            alternatives,
-            seed=self.SEED,
-            sample_rollouts=sample_rollouts,
-        )
-        sized = f"{rollouts}-{alternatives}"
-        if sample_rollouts is not None and sample_rollouts != rollouts:
-            sized += f"-{sample_rollouts}"  # without it, the identity of version 3's first runs
-        players = ",".join(
-            f"{name}@{cls.version}"
-            for name, cls in (
-                ("expert", ExpertAgent),
-                ("tactician", TacticianAgent),
-                ("greedy", GreedyAgent),
-                ("random", RandomAgent),
-            )
-        )
-        clip = f"clip{CLIP:g}"
-        self.model_id = f"rollouts-{sized}/v{self.VERSION}/{clip}/seated:{players}"
-
-    def game(self, record: dict[str, Any]) -> GameLuck:
-        return self.values.game(record, (record_salt(record),))

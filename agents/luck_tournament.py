@@ -2,23 +2,24 @@
 
 :func:`tournament_luck` gives each finished game's corrections per seat by an estimator
 (:func:`estimator`: ``model``, the shipped value model's
-:class:`craits.agents.luck.LuckEstimator`, or ``rollouts:R[:K[:S]]``, compiled rollout
-values,
-:class:`craits.agents.luck_rollouts.RolloutLuck`): read from ``DIR/luck.jsonl`` where the same
-estimator made them, else computed from the game's record (``DIR/records.jsonl``, or the game
-played again: a game depends only on its tournament and its task,
-:func:`craits.agents.duplicate_tournament.collect_records`) and appended there, so a rerun
-computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the estimator's identity:
-the first 16 hex digits of the value model's weights' sha256, or ``rollouts-R-K/…``); lines of
-another estimator are ignored, and a torn last line is dropped. Games recorded alike but for
-their ``meta`` (the seat rotations of a table of players who all play alike) are corrected
-once.
+:class:`craits.agents.luck.LuckEstimator`, or ``rollouts:R[:K[:S]]``, compiled rollout values,
+:class:`RolloutEstimator` of :class:`craits.agents.luck_rollouts.RolloutLuck`): read from
+``DIR/luck.jsonl`` where the same estimator made them, else computed from the game's record
+(``DIR/records.jsonl``, or the game played again: a game depends only on its tournament and
+its task, :func:`craits.agents.duplicate_tournament.collect_records`) and appended there, so a
+rerun computes nothing twice. A line is ``{"key", "model", "corrections"}`` (the estimator's
+identity: the first 16 hex digits of the value model's weights' sha256, or
+``rollouts-R-K/…``); lines of another estimator are ignored, and a torn last line is dropped.
+Games recorded alike but for their ``meta`` (the seat rotations of a table of players who all
+play alike) are corrected once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing as mp
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,11 @@ from typing import Any
 from craits_env.jsonl import JsonlError, append_jsonl, read_jsonl
 from craits_env.rules import Rules
 
+from .base import RandomAgent
 from .duplicate_tournament import TournamentConfig, TournamentError, collect_records
-from .luck import LuckEstimator
-from .luck_rollouts import RolloutEstimator, record_body
+from .heuristics import ExpertAgent, GreedyAgent, TacticianAgent
+from .luck import GameLuck, LuckEstimator
+from .luck_rollouts import CLIP, RolloutLuck
 
 LUCK_FILE = "luck.jsonl"
 CHUNK = 32  # records a worker process adjusts at a time
@@ -47,6 +50,66 @@ def _stored(path: Path, model: str) -> dict[str, list[float]]:
     except JsonlError as e:
         raise TournamentError(str(e)) from None
     return found
+
+
+def record_body(record: dict[str, Any]) -> bytes:
+    """A game's record less ``meta`` (where and when it was played), as canonical JSON: the
+    same for the same game recorded twice (the seat rotations of a table whose players all
+    play alike)."""
+    body = {k: v for k, v in record.items() if k != "meta"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def record_salt(record: dict[str, Any]) -> int:
+    """A game's own number, the crc32 of :func:`record_body`: the same game recorded twice
+    gets the same corrections."""
+    return zlib.crc32(record_body(record))
+
+
+class RolloutEstimator:
+    """:class:`RolloutLuck` as a tournament's luck estimator (``rollouts:R[:K[:S]]``): a game's
+    samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
+    corrected the same way wherever and whenever it is. Its identity
+    (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
+    rollouts' players' versions, so stored corrections of another are never reused."""
+
+    SEED = 410_003
+    VERSION = 3
+
+    def __init__(
+        self,
+        num_players: int,
+        rules: Rules,
+        rollouts: int,
+        alternatives: int = 8,
+        sample_rollouts: int | None = None,
+    ) -> None:
+        self.values = RolloutLuck(
+            num_players,
+            rules,
+            rollouts,
+            alternatives,
+            seed=self.SEED,
+            sample_rollouts=sample_rollouts,
+            networks=False,  # version 3: a network's seat played by expert
+        )
+        sized = f"{rollouts}-{alternatives}"
+        if sample_rollouts is not None and sample_rollouts != rollouts:
+            sized += f"-{sample_rollouts}"  # without it, the identity of version 3's first runs
+        players = ",".join(
+            f"{name}@{cls.version}"
+            for name, cls in (
+                ("expert", ExpertAgent),
+                ("tactician", TacticianAgent),
+                ("greedy", GreedyAgent),
+                ("random", RandomAgent),
+            )
+        )
+        clip = f"clip{CLIP:g}"
+        self.model_id = f"rollouts-{sized}/v{self.VERSION}/{clip}/seated:{players}"
+
+    def game(self, record: dict[str, Any]) -> GameLuck:
+        return self.values.game(record, (record_salt(record),))
 
 
 ESTIMATORS = (

@@ -15,7 +15,7 @@ checked figure for figure against the committed one, and written with its adjust
 and the estimator's name (``card.json``, ``.md``, ``.png``).
 
 ``--luck rollouts:R:K`` corrects by compiled rollout values instead
-(:class:`craits.agents.luck_rollouts.RolloutEstimator`, seconds a game: a deal's rotations
+(:class:`craits.agents.luck_tournament.RolloutEstimator`, seconds a game: a deal's rotations
 that are one game, as a table of four ``expert``'s, are corrected once) and writes
 ``widths-rollouts-R-K.md`` and ``.json``. Its corrections are kept deal by deal, as they are
 done, in ``--store`` (by default the committed ``experiments/results/luck/corrections/``, to a
@@ -44,8 +44,8 @@ import numpy as np
 
 from craits.agents.duplicate_tournament import GamePlayer, identify, plan
 from craits.agents.luck import LuckEstimator
-from craits.agents.luck_rollouts import record_salt
 from craits.agents.luck_tournament import estimator as luck_estimator
+from craits.agents.luck_tournament import record_salt
 from craits.benchmark.card import Matchup, agent_seat, matchup_entry
 from craits.benchmark.deal_sets import first_deals, load
 from craits.benchmark.evaluate import write

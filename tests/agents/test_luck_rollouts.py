@@ -8,13 +8,13 @@ import pytest
 from craits.agents.arena import engine_table
 from craits.agents.luck import LuckError
 from craits.agents.luck_rollouts import (
-    INCREMENT,
     RolloutLuck,
     free_copy,
     reveals,
     seat_players,
 )
 from craits.agents.luck_tournament import estimator as luck_estimator
+from craits.agents.rollout_rows import INCREMENT
 from craits.agents.specs import make_agent
 from craits_env import Game, Rules
 from craits_env.public import PublicGame

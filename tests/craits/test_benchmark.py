@@ -274,7 +274,7 @@ def test_a_card_names_its_luck_estimator(tiny: Suite, tmp_path: Path) -> None:
     values, the estimator's identity in each adjusted entry and on the page; the same games
     as a card by the shipped model, whose identity it names in turn."""
     from craits.agents.luck import LuckEstimator
-    from craits.agents.luck_rollouts import RolloutEstimator
+    from craits.agents.luck_tournament import RolloutEstimator
 
     games = tmp_path / "games"
     rolled = evaluate(

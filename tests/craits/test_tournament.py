@@ -333,7 +333,7 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
     """--luck rollouts:R:K: every game's corrections are RolloutEstimator's (keyed by the
     game, so a worker process gives the same numbers), kept under their own identity in
     luck.jsonl beside the model's; a rerun computes nothing; a bad estimator is refused."""
-    from craits.agents.luck_rollouts import RolloutEstimator
+    from craits.agents.luck_tournament import RolloutEstimator
     from craits_env.records import read_records
 
     common = ["expert", "random", "--players", "2", "--deals", "2", "-r", "hand_sizes=3,2"]

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from craits.agents import luck_rollouts
+from craits.agents import luck_tournament
 from craits.benchmark.card import Matchup, agent_seat, matchup_entry
 from craits.benchmark.evaluate import write
 from experiments import luck_widths
@@ -42,12 +42,12 @@ def test_a_rerun_reads_the_stored_corrections_and_computes_none(
     assert np.abs(first["correction"]).sum() > 0
 
     # a third deal: only it is computed (the estimator refuses the stored deals' games)
-    def only_deal_2(self: luck_rollouts.RolloutEstimator, record: dict) -> object:
+    def only_deal_2(self: luck_tournament.RolloutEstimator, record: dict) -> object:
         assert record["meta"]["key"].startswith("2-"), record["meta"]["key"]
         return real(self, record)
 
-    real = luck_rollouts.RolloutEstimator.game
-    monkeypatch.setattr(luck_rollouts.RolloutEstimator, "game", only_deal_2)
+    real = luck_tournament.RolloutEstimator.game
+    monkeypatch.setattr(luck_tournament.RolloutEstimator, "game", only_deal_2)
     # the workers are spawned: they see the patch only through a module they import
     monkeypatch.setattr(luck_widths.mp, "get_context", lambda _: _Inline())
     again = measure(["greedy"], 3, 1, None, BY, tmp_path)["greedy"]
