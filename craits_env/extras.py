@@ -1,8 +1,8 @@
 """Optional dependencies: which extra of the ``craits`` package provides what.
 
-The core package needs only numpy, numba, gymnasium and pettingzoo: the engine, the
-batched engine, the environments, the bots, ``craits play``/``replay``/``demo``/``bench``. The
-rest is in extras (``pip install 'craits[train]'``):
+The core package needs only numpy, numba, gymnasium, pettingzoo and threadpoolctl: the
+engine, the batched engine, the environments, the bots, ``craits play``/``replay``/``demo``/
+``bench``. The rest is in extras (``pip install 'craits[train]'``):
 
 | extra | modules | for |
 |---|---|---|
