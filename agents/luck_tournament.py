@@ -71,10 +71,12 @@ class RolloutEstimator:
     samples and rollout keys come from the game itself (:func:`record_salt`), so a game is
     corrected the same way wherever and whenever it is. Its identity
     (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
-    rollouts' players' versions, so stored corrections of another are never reused."""
+    rollouts' players' versions, so stored corrections of another are never reused.
+    Version 4 plays a network's seat by the network itself (version 3 by ``expert``); at a
+    table without a network its corrections are version 3's, to the last bit."""
 
     SEED = 410_003
-    VERSION = 3
+    VERSION = 4
 
     def __init__(
         self,
@@ -91,11 +93,10 @@ class RolloutEstimator:
             alternatives,
             seed=self.SEED,
             sample_rollouts=sample_rollouts,
-            networks=False,  # version 3: a network's seat played by expert
         )
         sized = f"{rollouts}-{alternatives}"
         if sample_rollouts is not None and sample_rollouts != rollouts:
-            sized += f"-{sample_rollouts}"  # without it, the identity of version 3's first runs
+            sized += f"-{sample_rollouts}"  # without it, the identity of the first runs
         players = ",".join(
             f"{name}@{cls.version}"
             for name, cls in (

@@ -315,13 +315,13 @@ def test_samples_valued_by_fewer_rollouts_take_the_actual_states_first_ones() ->
 
 def test_an_estimators_identity_names_fewer_rollouts_a_sample() -> None:
     """``rollouts:R:K:S``: S < R is another estimator (its corrections never mixed with
-    another's); S = R is ``rollouts:R:K`` (version 3's stored corrections stay valid)."""
+    another's); S = R is ``rollouts:R:K`` (the stored corrections stay valid)."""
     named = {
         spec: luck_estimator(spec, 4, Rules()).model_id
         for spec in ("rollouts:8:4", "rollouts:8:4:8", "rollouts:8:4:2")
     }
     assert named["rollouts:8:4"] == named["rollouts:8:4:8"]
-    assert named["rollouts:8:4"].startswith("rollouts-8-4/v3/clip600/seated:")
+    assert named["rollouts:8:4"].startswith("rollouts-8-4/v4/clip600/seated:")
     assert named["rollouts:8:4:2"] == named["rollouts:8:4"].replace("8-4/", "8-4-2/", 1)
     for bad in ("rollouts:8:4:9", "rollouts:8:4:0", "rollouts:8:4:2:1"):
         with pytest.raises(ValueError, match=f"luck estimator: got {bad!r}, allowed model, "):
