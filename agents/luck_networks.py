@@ -86,7 +86,7 @@ def alternatives(
     sizes: Any,
     deck: Any,
     mem: Any,
-    action: int,
+    actions: Any,
     hand0: int,
     alt_keys: Any,
     alt_seeds: Any,
@@ -94,7 +94,7 @@ def alternatives(
     remember: bool,
     out: Any,
 ) -> int:
-    """Rows ``2 .. K+1``: the alternatives (``action`` on ``BEFORE`` restacked by
+    """Rows ``2 .. K+1``: the alternatives (``actions[k]`` on ``BEFORE`` restacked by
     ``alt_keys[k]``, seeded ``alt_seeds[k]``); ``out[r - 1]`` := the points of hands
     ``hand0`` .. the row's own of each alternative ``r`` times its ``runs[r - 1]``
     (``ACTUAL``'s: 0), as :func:`~craits.agents.luck_rollouts.event_values`. 0, or
@@ -105,9 +105,9 @@ def alternatives(
         b = 2 + k
         copy_row(st, cd, mem, BEFORE, b)
         restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
-        if remember and not tell(st, p, mem, b, action):
+        if remember and not tell(st, p, mem, b, actions[k]):
             return FORGOT
-        rows.apply(st, cd, p, sizes, deck, b, action)
+        rows.apply(st, cd, p, sizes, deck, b, actions[k])
     for r in range(ACTUAL, alt_keys.shape[0] + 2):
         for q in range(n):
             out[r - 1, q] = 0.0
@@ -324,7 +324,7 @@ class BatchedRollouts:
 
     def run(
         self,
-        action: int,
+        actions: np.ndarray,
         hand0: int,
         keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
         sample_rollouts: int,
@@ -342,7 +342,7 @@ class BatchedRollouts:
         st, cd, p, sizes, deck = self.game.state.arrays()
         runs = np.array([len(roll_keys)] + [sample_rollouts] * len(alt_keys), np.int64)
         code = alternatives(
-            st, cd, p, sizes, deck, self.mem, action, hand0, alt_keys, alt_seeds, runs,
+            st, cd, p, sizes, deck, self.mem, actions, hand0, alt_keys, alt_seeds, runs,
             remember, out,
         )  # fmt: skip
         if code:

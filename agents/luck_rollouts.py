@@ -33,6 +33,12 @@ is ``V`` of the game's start less the mean ``V`` of ``alternatives`` other deals
 deck by the same first dealer (:meth:`RolloutLuck.deal_correction`; the first dealer, drawn
 apart from the shuffle by R2.1, is not corrected).
 
+**A random player's choices** are chance too, of a known law (``RandomAgent``: uniform over
+the legal moves): a ``random`` seat's decision with more than one legal move is corrected by
+``V`` after it less the mean ``V`` after each legal move applied to the state before it as it
+stands (its stock in its order) — mean zero over the player's choice, whatever the stock —
+and then, if it revealed cards, as any chance event.
+
 **Common random numbers.** Every rollout ``j`` of an event restacks the unrevealed cards by
 the same random key a card and seeds the shuffles alike; a sample's own cards (those the
 actual state's stock lacks) take the keys of the actual state's cards that its stock lacks,
@@ -57,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from craits_env import Game, Rules
-from craits_env.actions import PHASE_GAME_OVER
+from craits_env.actions import NUM_ACTIONS, PHASE_GAME_OVER
 from craits_env.cards import NUM_RANKS
 from craits_env.events import Dealt, Drew, Event, Reshuffled
 from craits_env.public_tracker import PublicTracker
@@ -124,6 +130,7 @@ ROLLOUT_PLAYERS: dict[str, int] = {
 """The seats a rollout plays as the table did with a compiled player, by spec; every other
 spec's seat plays ``expert`` here (:meth:`RolloutLuck.players` seats the networks)."""
 DEAL_SALT = 2**32  # the first deal's salt (decisions are numbered below it)
+CHOICE_SALT = 1  # a random player's choice: (decision, CHOICE_SALT), its draw (decision,)
 CLIP = 600.0
 """A rollout's points of a seat count at most this much (either way): a spiral of shuffle
 pressures (R10.1) in one rollout of a table with ``greedy`` or ``random`` reached thousands of
@@ -144,7 +151,7 @@ def event_values(
     mem: Any,
     si: Any,
     sf: Any,
-    action: int,
+    actions: Any,
     hand0: int,
     alt_keys: Any,
     alt_seeds: Any,
@@ -158,14 +165,14 @@ def event_values(
     out: Any,
 ) -> int:
     """``out[r, q]`` := V of row ``r`` for seat ``q``, for ``r`` = ACTUAL and the K
-    alternatives (rows 2 .. K+1, made here: ``action`` applied to the BEFORE row restacked by
-    ``alt_keys[k]`` and seeded ``alt_seeds[k]``); V = the points of hands ``hand0`` .. the
+    alternatives (rows 2 .. K+1, made here: ``actions[k]`` applied to the BEFORE row restacked
+    by ``alt_keys[k]`` and seeded ``alt_seeds[k]``); V = the points of hands ``hand0`` .. the
     row's own hand finished in the row (the ACTUAL row's are the caller's: loaded rows do not
     hold them) plus the mean over the rollouts (``roll_keys[j]``, ``roll_seeds[j]``; the
     alternatives' rows the first ``alt_rollouts`` of them) of the points of the row's hand,
     each seat played by ``table[seat]`` (``EXPERT``, ``GREEDY``,
     ``TACTICIAN`` or ``RANDOM``). With ``remember`` the rollouts' expert memory starts from
-    the rows' (the caller's, of the hand so far; told ``action`` in the alternatives), else
+    the rows' (the caller's, of the hand so far; told ``actions[k]`` in the alternatives), else
     from nothing. A rollout's points of a seat count at most ``clip`` either way (a rollout
     whose points pass 53 bits, a spiral of pressures, counts ``clip``; unclipped, it is
     :data:`NOT_EXACT`). 0, or :data:`NOT_EXACT` / :data:`STUCK` / :data:`FORGOT`."""
@@ -183,9 +190,9 @@ def event_values(
         b = 2 + k
         copy_row(st, cd, mem, BEFORE, b)
         restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
-        if remember and not tell(st, p, mem, b, action):
+        if remember and not tell(st, p, mem, b, actions[k]):
             return FORGOT
-        rows.apply(st, cd, p, sizes, deck, b, action)
+        rows.apply(st, cd, p, sizes, deck, b, actions[k])
     key = np.empty(roll_keys.shape[1], np.float64)
     have = np.zeros(roll_keys.shape[1], np.int64)
     pair_from = np.empty(cd.shape[1], np.int64)
@@ -297,6 +304,7 @@ class RolloutLuck:
     ``first_deal=False`` (the first hand's deal not corrected), ``seated=False`` (every
     seat's rollouts play ``expert``, whoever sat there), ``networks=False`` (a network's seat
     played by ``expert``, as version 3 did: about a quarter of the cost where a network sits),
+    ``choices=False`` (a ``random`` seat's own moves not corrected, as versions 3 and 4),
     ``clip=None`` (a rollout's points not bounded)."""
 
     def __init__(
@@ -315,6 +323,7 @@ class RolloutLuck:
         clip: float | None = CLIP,
         sample_rollouts: int | None = None,
         networks: bool = True,
+        choices: bool = True,
     ) -> None:
         if rollouts < 1 or alternatives < 1:
             raise ValueError(
@@ -333,8 +342,9 @@ class RolloutLuck:
         self.max_decisions = max_decisions
         self.couple, self.stratify, self.remember = couple, stratify, remember
         self.first_deal, self.seated, self.networks = first_deal, seated, networks
+        self.choices = choices and seated
         self.clip = np.inf if clip is None else float(clip)
-        most = max(alternatives, 52)  # samples of an event: at most a card each
+        most = max(alternatives, NUM_ACTIONS)  # samples: at most a card or a move each
         self._game = VectorGame(most + 4, num_players, rules, seed=0, auto_reset=False)
         self._mem = new_memory(most + 4)
         self._weights = weights(ExpertAgent)
@@ -405,6 +415,7 @@ class RolloutLuck:
         salt: Sequence[int] = (),
         table: Sequence[int] | np.ndarray | None = None,
         memory: tuple[PublicTracker, PublicTracker] | None = None,
+        choices: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """V of ``after`` and of the samples of ``action`` applied to ``before`` (free copies,
         :func:`free_copy`; ``after`` is ``before`` after ``action``), and the samples'
@@ -419,7 +430,10 @@ class RolloutLuck:
         from a stock that is not empty, one per distinct card of the stock, that card drawn
         first (the rest restacked at random), weighted by its copies in the stock (the first
         card's expectation exact: stratified sampling); otherwise ``alternatives`` samples
-        of the whole stock and generator, weighted alike."""
+        of the whole stock and generator, weighted alike. With ``choices`` (a uniformly
+        random player's legal moves, ``action`` one of them), a sample a move instead, each
+        applied to ``before`` as it stands (the stock in its order), weighted alike and
+        valued by all ``rollouts``."""
         table_ = self._table(table)
         game, mem = self._rows(table_)
         rows.load_game(game.state, BEFORE, before, None)
@@ -432,7 +446,11 @@ class RolloutLuck:
         hand0 = before.hand_index
         rng = np.random.default_rng([self.seed, 1, *salt])
         stock = np.bincount(before.stock, minlength=52)
-        if self.stratify and stock.any() and after.hand_index == hand0:
+        if choices is not None:
+            actions = np.array(choices, np.int64)
+            alt_keys = np.zeros((len(actions), 52))  # keys alike: the stock keeps its order
+            weights = np.full(len(actions), 1 / len(actions))
+        elif self.stratify and stock.any() and after.hand_index == hand0:
             cards = np.flatnonzero(stock)
             alt_keys = rng.random((len(cards), 52))
             alt_keys[np.arange(len(cards)), cards] = 2.0  # drawn first (the highest key)
@@ -440,10 +458,15 @@ class RolloutLuck:
         else:
             alt_keys = rng.random((self.alternatives, 52))
             weights = np.full(self.alternatives, 1 / self.alternatives)
+        if choices is None:
+            actions = np.full(len(alt_keys), int(action), np.int64)
         alt_seeds = rng.integers(0, 2**62, (len(alt_keys), 2), dtype=np.int64)
         roll_keys, roll_seeds = self._keys(2, *salt)
+        # a choice's few samples take every rollout: the one of the move made is then valued
+        # exactly as the actual state (coupled), the others differ from it by their move only
+        runs = self.rollouts if choices is not None else self.sample_rollouts
         out = self._run(
-            int(action), hand0, alt_keys, alt_seeds, roll_keys, roll_seeds, table_, remember
+            actions, hand0, alt_keys, alt_seeds, roll_keys, roll_seeds, table_, remember, runs
         )
         # the ACTUAL row was loaded: the hands it finished since hand0 are the game's
         for h in range(hand0, min(after.hand_index, len(after.hand_points))):
@@ -452,7 +475,7 @@ class RolloutLuck:
 
     def _run(
         self,
-        action: int,
+        actions: np.ndarray,
         hand0: int,
         alt_keys: np.ndarray,
         alt_seeds: np.ndarray,
@@ -460,12 +483,13 @@ class RolloutLuck:
         roll_seeds: np.ndarray,
         table: np.ndarray,
         remember: bool,
+        alt_rollouts: int,
     ) -> np.ndarray:
         out = self._out[: len(alt_keys) + 1]
         if (table >= NETWORK).any():
             keys = (alt_keys, alt_seeds, roll_keys, roll_seeds)
             code = self._batched.run(
-                action, hand0, keys, self.sample_rollouts, table, self.couple, remember,
+                actions, hand0, keys, alt_rollouts, table, self.couple, remember,
                 self.clip, self.max_decisions, out,
             )  # fmt: skip
             self._check(code)
@@ -474,8 +498,8 @@ class RolloutLuck:
         announce_first_use(event_values)
         code = event_values(
             st, cd, p, sizes, deck, table, self._w_tactician, self._weights, self._mem,
-            self._ints, self._floats, action, hand0, alt_keys, alt_seeds, roll_keys,
-            roll_seeds, self.sample_rollouts, self.max_decisions, self.couple, remember,
+            self._ints, self._floats, actions, hand0, alt_keys, alt_seeds, roll_keys,
+            roll_seeds, alt_rollouts, self.max_decisions, self.couple, remember,
             self.clip, out,
         )  # fmt: skip
         self._check(code)
@@ -491,7 +515,10 @@ class RolloutLuck:
         rows.load_game(self._rows(table_)[0].state, ACTUAL, game, None)
         roll_keys, roll_seeds = self._keys(2, *salt)
         none = np.zeros((0, 52)), np.zeros((0, 2), np.int64)
-        return self._run(-1, game.hand_index, *none, roll_keys, roll_seeds, table_, False)[0]
+        moves = np.zeros(0, np.int64)
+        return self._run(
+            moves, game.hand_index, *none, roll_keys, roll_seeds, table_, False, self.rollouts
+        )[0]
 
     def deal_correction(
         self, game: Game, salt: Sequence[int] = (), table: Sequence[int] | np.ndarray | None = None
@@ -554,14 +581,21 @@ class RolloutLuck:
         n = int(record["num_players"])
         table = self.players(record["seats"]) if self.seated else self._experts
         total = np.zeros(n)
-        held: list[Any] = [None, None]  # the state before the next chance decision, its memory
+        # the state before the next decision to correct, its memory, the random player's moves
+        held: list[Any] = [None, None, None]
         tracker: list[PublicTracker] = []
         step[0] = 0
+        choices = 0
 
         def keep(g: Game, i: int) -> None:
-            chance_next = i in chance and not g.is_over
-            held[0] = free_copy(g) if chance_next else None
-            held[1] = tracker[0].copy_for(held[0]) if chance_next and self.remember else None
+            moves = None
+            if self.choices and not g.is_over and table[g.current_player] == RANDOM:
+                legal = g.legal_actions()
+                moves = legal if len(legal) > 1 else None
+            corrected = (i in chance or moves is not None) and not g.is_over
+            held[0] = free_copy(g) if corrected else None
+            held[1] = tracker[0].copy_for(held[0]) if corrected and self.remember else None
+            held[2] = moves
 
         def start(g: Game, _events: Sequence[Event]) -> None:
             tracker.append(PublicTracker(g))
@@ -570,19 +604,26 @@ class RolloutLuck:
             keep(g, 0)
 
         def decide(g: Game, _p: int, action: int, events: list[Event]) -> None:
+            nonlocal choices
             i = step[0]
             tracker[0].observe(events)
-            if i in chance:
-                before = held[0]
-                assert before is not None
+            before, moves = held[0], held[2]
+            if before is not None:
                 after = free_copy(g)
                 memory = None
                 if self.remember:
                     memory = (held[1], tracker[0].copy_for(after))
-                total[:] += self.corrections(before, action, after, (*salt, i), table, memory)
+                if moves is not None:  # the random player's choice, then what it revealed
+                    v, w = self.values(
+                        before, action, after, (*salt, i, CHOICE_SALT), table, memory, moves
+                    )
+                    total[:] += v[0] - w @ v[1:]
+                    choices += 1
+                if i in chance:
+                    total[:] += self.corrections(before, action, after, (*salt, i), table, memory)
             keep(g, i + 1)
             step[0] += 1
 
         game = replay(record, on_start=start, on_decision=decide)
-        events = len(chance) + (1 if self.first_deal else 0)
+        events = len(chance) + choices + (1 if self.first_deal else 0)
         return GameLuck(np.array(game.scores, np.float64), total, events)

@@ -72,11 +72,12 @@ class RolloutEstimator:
     corrected the same way wherever and whenever it is. Its identity
     (``rollouts-R-K/vN/clipC/seated:…``) names this scheme's version, its clip and the
     rollouts' players' versions, so stored corrections of another are never reused.
-    Version 4 plays a network's seat by the network itself (version 3 by ``expert``); at a
-    table without a network its corrections are version 3's, to the last bit."""
+    Version 4 plays a network's seat by the network itself (version 3 by ``expert``);
+    version 5 also corrects a ``random`` seat's own choices. At a table without a network or
+    a ``random`` seat, all three give the same corrections, to the last bit."""
 
     SEED = 410_003
-    VERSION = 4
+    VERSION = 5
 
     def __init__(
         self,

@@ -111,7 +111,8 @@ def test_without_a_network_the_rows_give_the_one_row_values_exactly(
         alt, seeds = alternatives(values, before, after, (i,))
         keys = (alt, seeds, *values._keys(2, i))
         out = np.zeros((len(alt) + 1, 4))
-        code = batched.run(action, before.hand_index, keys, 4, codes, True, True, 600.0, 5000, out)
+        moves = np.full(len(alt), action, np.int64)
+        code = batched.run(moves, before.hand_index, keys, 4, codes, True, True, 600.0, 5000, out)
         assert code == 0
         for h in range(before.hand_index, min(after.hand_index, len(after.hand_points))):
             out[0] += after.hand_points[h]

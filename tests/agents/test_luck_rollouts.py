@@ -321,7 +321,7 @@ def test_an_estimators_identity_names_fewer_rollouts_a_sample() -> None:
         for spec in ("rollouts:8:4", "rollouts:8:4:8", "rollouts:8:4:2")
     }
     assert named["rollouts:8:4"] == named["rollouts:8:4:8"]
-    assert named["rollouts:8:4"].startswith("rollouts-8-4/v4/clip600/seated:")
+    assert named["rollouts:8:4"].startswith("rollouts-8-4/v5/clip600/seated:")
     assert named["rollouts:8:4:2"] == named["rollouts:8:4"].replace("8-4/", "8-4-2/", 1)
     for bad in ("rollouts:8:4:9", "rollouts:8:4:0", "rollouts:8:4:2:1"):
         with pytest.raises(ValueError, match=f"luck estimator: got {bad!r}, allowed model, "):
@@ -341,3 +341,75 @@ def test_bad_arguments_and_unfinished_games_are_refused() -> None:
     record = {**record, "finished": False}
     with pytest.raises(LuckError, match="unfinished"):
         RolloutLuck(4, Rules(hand_sizes=(2,))).game(record)
+
+
+def random_decision(rules: Rules, seed: int) -> tuple[Game, int, Game, list[int]]:
+    """The first decision of a ``random`` player (seat 0, three ``expert``) with more than one
+    legal move and none of them a draw: the state before, its move, the state after, the
+    legal moves."""
+    game = Game(4, rules, seed=seed)
+    public = PublicGame(game)
+    agents = [make_agent("random", 5), *experts()[1:]]
+    while True:
+        before, seat = free_copy(game), game.current_player
+        legal = game.legal_actions()
+        action = agents[seat].act(public.views[seat])
+        public.apply(action)
+        if seat == 0 and len(legal) > 1 and 52 not in legal:
+            return before, action, free_copy(game), legal
+
+
+def test_a_random_players_choice_is_corrected_against_each_of_its_moves() -> None:
+    """``choices``: the samples are the random player's legal moves, each applied to the
+    state before as it stands, weighted alike and valued by every rollout: the sample of the
+    move made is valued exactly as the actual state, and each is the value of the state
+    that move makes."""
+    rules = Rules(hand_sizes=(5,))
+    for seed in range(40):
+        before, action, after, legal = random_decision(rules, seed)
+        if after.hand_index == before.hand_index:
+            break
+    values = RolloutLuck(4, rules, rollouts=4, seed=2, sample_rollouts=2)
+    v, w = values.values(before, action, after, (3,), None, None, legal)
+    assert w.tolist() == [1 / len(legal)] * len(legal)
+    assert v[1 + legal.index(action)].tolist() == v[0].tolist()
+    for k, move in enumerate(legal):
+        made = free_copy(before)
+        made.apply(move)
+        assert v[1 + k].tolist() == values.value(made, (3,)).tolist()
+    assert len({tuple(row) for row in v[1:]}) > 1
+
+
+def test_a_random_players_choices_are_corrected_with_mean_zero() -> None:
+    """Over games of ``random`` against three ``expert``: the choice corrections (a game's
+    corrections less those without them) average zero, and narrow ``random``'s adjusted
+    score."""
+    rules = Rules(hand_sizes=(3, 2))
+    on = RolloutLuck(4, rules, rollouts=8, alternatives=2, seed=3)
+    off = RolloutLuck(4, rules, rollouts=8, alternatives=2, seed=3, choices=False)
+    rows, choices = [], 0
+    for k in range(60):
+        record = played_by(["random", "expert", "expert", "expert"], 700 + k, rules)
+        a, b = on.game(record, (k,)), off.game(record, (k,))
+        assert a.events >= b.events
+        choices += a.events - b.events
+        rows.append((a.scores[0], a.corrections[0], b.corrections[0]))
+    assert choices > 60
+    scores, with_choices, without = np.array(rows).T
+    extra = with_choices - without
+    assert abs(extra.mean()) < 3 * extra.std(ddof=1) / np.sqrt(len(extra))
+    assert (scores - with_choices).std() < (scores - without).std()
+    assert RolloutLuck(4, rules, rollouts=8, seated=False).choices is False
+
+
+def played_by(seats: list[str], seed: int, rules: Rules) -> dict:
+    game = Game(4, rules, seed=seed)
+    public = PublicGame(game)
+    recorder = GameRecorder(game, seats, apply=public.apply)
+    agents = [make_agent(spec, seed + i) for i, spec in enumerate(seats)]
+    for a in agents:
+        a.reset(seed)
+    while not game.is_over:
+        seat = game.current_player
+        recorder.apply(agents[seat].act(public.views[seat]))
+    return recorder.record()

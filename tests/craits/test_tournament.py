@@ -347,7 +347,7 @@ def test_cli_luck_rollouts_corrects_by_compiled_rollout_values(tmp_path: Path) -
     }
     lines = [json.loads(x) for x in (out / "luck.jsonl").read_text().splitlines()]
     assert {x["model"] for x in lines} == {estimator.model_id}
-    assert estimator.model_id.startswith("rollouts-3-2/v4/clip600/seated:expert@")
+    assert estimator.model_id.startswith("rollouts-3-2/v5/clip600/seated:expert@")
     assert {x["key"]: x["corrections"] for x in lines} == expected
     assert json.loads((out / "results.json").read_text())["luck_estimator"] == estimator.model_id
     assert f"(`{estimator.model_id}`)" in (out / "results.md").read_text()

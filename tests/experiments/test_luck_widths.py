@@ -22,7 +22,7 @@ from experiments import luck_widths
 from experiments.luck_widths import measure, read_store, write_store
 
 BY = "rollouts:4:2"  # cheap: the store, not the estimator, is under test
-NAME = "greedy-rollouts-4-2_v4_clip600_seated_expert_1_tactician_1_greedy_1_random_1.jsonl.gz"
+NAME = "greedy-rollouts-4-2_v5_clip600_seated_expert_1_tactician_1_greedy_1_random_1.jsonl.gz"
 
 
 def test_a_rerun_reads_the_stored_corrections_and_computes_none(
@@ -37,7 +37,7 @@ def test_a_rerun_reads_the_stored_corrections_and_computes_none(
         assert kept["scores"] == g["scores"] and kept["luck"] == g["luck"]
         assert all(round(x, 3) == x for x in g["luck"])  # a thousandth of a point
         assert (
-            g["luck_by"] == "rollouts-4-2/v4/clip600/seated:expert@1,tactician@1,greedy@1,random@1"
+            g["luck_by"] == "rollouts-4-2/v5/clip600/seated:expert@1,tactician@1,greedy@1,random@1"
         )
     assert np.abs(first["correction"]).sum() > 0
 
