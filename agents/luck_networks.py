@@ -73,9 +73,9 @@ from .rollout_rows import (
     seed_dice,
 )
 
-PLAYING, DONE, NET = 0, 1, 2
-"""A rollout row's status after :func:`advance`: still to be played, its hand over, a network
-to move (the caller passes the move as ``first``)."""
+DONE, NET = 1, 2
+"""A rollout row's status after :func:`advance`: its hand over, or a network to move (the
+caller passes the move as ``first``)."""
 
 
 @entry
