@@ -130,3 +130,32 @@ def alternatives(values: RolloutLuck, before: Game, after: Game, salt: tuple) ->
     else:
         keys = rng.random((values.alternatives, 52))
     return keys, rng.integers(0, 2**62, (len(keys), 2), dtype=np.int64)
+
+
+def test_a_tournaments_estimator_seats_the_network_of_a_record() -> None:
+    """``rollouts:R:K`` on a recorded standard game of ``champion`` against three ``expert``:
+    the record's ``champion`` seat is played by the network, and its corrections are not
+    those of ``expert`` in its place (version 3)."""
+    from craits.agents.luck_tournament import RolloutEstimator, estimator, record_salt
+    from craits.agents.specs import make_agent
+    from craits_env.records import GameRecorder
+
+    seats = ["expert", "expert", "champion", "expert"]
+    game = Game(4, STANDARD, seed=77)
+    public = PublicGame(game)
+    recorder = GameRecorder(game, seats, apply=public.apply)
+    agents = [make_agent(spec, i) for i, spec in enumerate(seats)]
+    while not game.is_over:
+        seat = game.current_player
+        recorder.apply(agents[seat].act(public.views[seat]))
+    record = recorder.record()
+    chosen = estimator("rollouts:2:2", 4, STANDARD)
+    assert chosen.model_id.startswith("rollouts-2-2/v5/")
+    luck = chosen.game(record)
+    assert chosen.values.players(seats).tolist() == [EXPERT, EXPERT, NETWORK, EXPERT]
+    assert luck.scores.tolist() == list(game.scores)
+    by_expert = RolloutLuck(4, STANDARD, 2, 2, seed=RolloutEstimator.SEED, networks=False).game(
+        record, (record_salt(record),)
+    )
+    assert by_expert.events == luck.events
+    assert not np.allclose(by_expert.corrections, luck.corrections)
