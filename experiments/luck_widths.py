@@ -27,6 +27,11 @@ plays nothing. Usage::
     python experiments/luck_widths.py --deals 1000 --workers 2 --keep runs/luck/widths --cards
     python experiments/luck_widths.py --deals 1000 --agents expert --luck rollouts:128:16 \
         --keep runs/luck/widths --cards
+    python experiments/luck_widths.py --deals 1000 --agents random greedy tactician champion \
+        --luck rollouts:128:16:32 --step 25 --cards
+
+``--step N`` first fills the store ``N`` deals at a time, every agent in turn (the stored
+deals not played again), so that a run stopped at any point leaves the agents about even.
 """
 
 from __future__ import annotations
@@ -220,9 +225,11 @@ def _play(
     store: Path | None,
     model: str,
     start: float,
+    again: bool = True,
 ) -> list[dict]:
     """The first ``deals`` deals' games of ``spec`` with their corrections, resumed from what
-    ``keep`` (the model's) or ``store`` (a rollout estimator's) holds and kept there."""
+    ``keep`` (the model's) or ``store`` (a rollout estimator's) holds and kept there; without
+    ``again``, only the deals the store lacks (the stored ones not played again)."""
     kept: list[dict] = []
     partial = None if keep is None or store is not None else keep / f"{spec}-{model}.jsonl"
     if partial is not None and partial.is_file():
@@ -237,7 +244,7 @@ def _play(
     have = {g["deal"] for g in kept}
     jobs = []  # runs of consecutive deals alike (stored or not), at most a chunk each
     for d in range(deals):
-        if d in have:
+        if d in have or (d in stored and not again):
             continue
         chunk = 25 if by == "model" or d in stored else 1
         last = jobs[-1] if jobs else None
@@ -257,11 +264,24 @@ def _play(
             games.extend(part)
             _keep(part, partial, path, stored)
             if partial is not None or path is not None:
-                print(f"{spec}: {len({g['deal'] for g in games})}/{deals} deals, "
-                      f"{time.monotonic() - start:.0f} s", flush=True)  # fmt: skip
+                done = {g["deal"] for g in games} | {d for d in stored if d < deals}
+                print(f"{spec}: {len(done)}/{deals} deals, {time.monotonic() - start:.0f} s",
+                      flush=True)  # fmt: skip
     except StoreError as e:
         raise SystemExit(f"{path}: {e}") from None
     return games
+
+
+def fill(specs: list[str], deals: int, step: int, workers: int, by: str, store: Path) -> None:
+    """The store's corrections of the first ``deals`` deals of every agent of ``specs``,
+    computed ``step`` deals at a time, every agent in turn (a run stopped at any point leaves
+    them about even); the stored deals are not played again here."""
+    model = _file_name(luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id)
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for upto in range(step, deals + step, step):
+            for spec in specs:
+                start = time.monotonic()
+                _play(pool, spec, min(upto, deals), by, None, store, model, start, again=False)
 
 
 def write_cards(found: dict[str, dict], deals: int, agents: list[str]) -> list[str]:
@@ -351,6 +371,12 @@ def main() -> None:
         "--keep", type=Path, help="a folder to keep each agent's games in (a rerun reuses them)"
     )
     parser.add_argument(
+        "--step",
+        type=int,
+        help="with a rollout estimator: first fill the store STEP deals at a time, every agent "
+        "in turn (a run stopped at any point leaves the agents about even)",
+    )
+    parser.add_argument(
         "--luck",
         default="model",
         help="the estimator: model (the shipped value model) or rollouts:R[:K[:S]]",
@@ -361,6 +387,13 @@ def main() -> None:
     except ValueError as e:
         parser.error(str(e))
     specs = list(dict.fromkeys(["expert", *args.agents]))
+    if args.step is not None:
+        if args.luck == "model" or args.step < 1:
+            parser.error(
+                f"--step: got {args.step} with --luck {args.luck}; allowed a number of deals "
+                "of 1 or more with a rollout estimator (rollouts:R[:K[:S]])"
+            )
+        fill(specs, args.deals, args.step, args.workers, args.luck, args.store)
     found = measure(specs, args.deals, args.workers, args.keep, args.luck, args.store)
     idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
     ref = found["expert"]

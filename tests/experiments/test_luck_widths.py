@@ -154,3 +154,50 @@ def test_cards_gains_the_adjusted_figures_only_where_the_games_give_the_committe
     new["tables"][0]["opponents"][k] = got
     assert new == json.loads(before["card.json"])
     assert "adjusted" in (cards / "greedy" / "card.md").read_text()
+
+
+def test_step_fills_the_store_a_few_deals_at_a_time_every_agent_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--step``: the deals the store lacks, ``step`` at a time for each agent in turn (the
+    stored ones not played again); refused with the shipped model."""
+    monkeypatch.setattr(luck_widths.mp, "get_context", lambda _: _Inline())
+    seen: list[tuple[str, str]] = []
+
+    def note(self: luck_tournament.RolloutEstimator, record: dict) -> object:
+        seen.append((record["seats"][0] if record["seats"][0] != "expert" else record["seats"][1],
+                     record["meta"]["key"].split("-")[0]))  # fmt: skip
+        return real(self, record)
+
+    real = luck_tournament.RolloutEstimator.game
+    monkeypatch.setattr(luck_tournament.RolloutEstimator, "game", note)
+    measure(["greedy"], 1, 1, None, BY, tmp_path)  # deal 0 of greedy stored already
+    seen.clear()
+    luck_widths.fill(["expert", "greedy"], 3, 2, 1, BY, tmp_path)
+    order = list(dict.fromkeys(seen))
+    assert order == [("expert", "0"), ("expert", "1"), ("greedy", "1"), ("expert", "2"),
+                     ("greedy", "2")]  # fmt: skip
+    assert sorted(read_store(tmp_path / NAME)) == [0, 1, 2]
+    seen.clear()
+    luck_widths.fill(["expert", "greedy"], 3, 2, 1, BY, tmp_path)
+    assert seen == []  # all stored: nothing played
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--step", "5"], "--step: got 5 with --luck model; allowed a number of deals of 1"),
+        (["--step", "0", "--luck", "rollouts:4:2"], "--step: got 0 with --luck rollouts:4:2"),
+    ],
+)
+def test_bad_step_arguments_give_one_line(args: list[str], fragment: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "experiments/luck_widths.py", "--deals", "1", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert fragment in done.stderr.strip().splitlines()[-1]
