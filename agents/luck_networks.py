@@ -40,37 +40,32 @@ from craits_env.vector.layout import (
 )
 
 from .compiled_belief import write_beliefs
-from .compiled_bots import greedy_action
 from .compiled_cards import lowest_bit
 from .compiled_expert import (
     COUNT_INTS,
     DECK_INTS,
     deck_counts,
-    expert_action,
-    forget_row,
     new_memory,
     settle,
     tell,
 )
 from .compiled_expert import TABLE_INTS as _TABLE_INTS
-from .compiled_table import EXPERT, GREEDY, NETWORK, TACTICIAN
-from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS, tactician_action
+from .compiled_table import NETWORK
+from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS
 from .compiled_values import weights
 from .gym_vector_env import argmax_moves
 from .heuristics import ExpertAgent, TacticianAgent
 from .luck import LuckError
 from .rollout_rows import (
     ACTUAL,
-    BEFORE,
     FORGOT,
     NOT_EXACT,
     STUCK,
-    copy_row,
+    bot_move,
     finished,
+    make_alternatives,
     pairs_of,
-    pick,
-    restack,
-    seed_dice,
+    start_rollout,
 )
 
 DONE, NET = 1, 2
@@ -101,13 +96,8 @@ def alternatives(
     ``NOT_EXACT`` / ``FORGOT`` (:mod:`craits.agents.rollout_rows`)."""
     st, cd, p, sizes, deck = unowned(st), unowned(cd), unowned(p), unowned(sizes), unowned(deck)
     n = p[P_PLAYERS]
-    for k in range(alt_keys.shape[0]):
-        b = 2 + k
-        copy_row(st, cd, mem, BEFORE, b)
-        restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
-        if remember and not tell(st, p, mem, b, actions[k]):
-            return FORGOT
-        rows.apply(st, cd, p, sizes, deck, b, actions[k])
+    if not make_alternatives(st, cd, p, sizes, deck, mem, actions, alt_keys, alt_seeds, remember):
+        return FORGOT
     for r in range(ACTUAL, alt_keys.shape[0] + 2):
         for q in range(n):
             out[r - 1, q] = 0.0
@@ -163,16 +153,9 @@ def rollouts(
             if couple and r > ACTUAL:
                 pairs = pairs_of(st, cd, ACTUAL, r, have, pair_from, pair_to)
         t = start + f - lo
-        copy_row(st, cd, mem, r, t)
+        start_rollout(st, cd, mem, r, t, t + dice_offset, key, roll_keys[j], roll_seeds[j], pairs,
+                      pair_from, pair_to, remember)  # fmt: skip
         st[t, I_DIRTY] = DIRTY_ALL  # the observations' score cache is the row's own
-        for c in range(key.shape[0]):
-            key[c] = roll_keys[j, c]
-        for i in range(pairs):
-            key[pair_from[i]] = roll_keys[j, pair_to[i]]
-        restack(st, cd, t, key, roll_seeds[j, 0], roll_seeds[j, 1])
-        seed_dice(st, t + dice_offset, roll_seeds[j, 1], roll_seeds[j, 0])
-        if not remember:
-            forget_row(st, mem, t)
         hands[t] = st[r, I_HAND_INDEX]
 
 
@@ -228,14 +211,9 @@ def advance(
                         status[t] = NET
                         break
                     a = lowest_bit(legal)  # its only move: what the network plays, unasked
-                elif who == EXPERT:
-                    a = expert_action(st, p, w, mem, t, dk, tb, ft, cnt, work)
-                elif who == TACTICIAN:
-                    a = tactician_action(st, p, w_tactician, t, tb, ft, work)
-                elif who == GREEDY:
-                    a = greedy_action(st, p, t)
                 else:
-                    a = pick(st, t + dice_offset, rows.legal_bits(st, p, t))
+                    a = bot_move(st, p, who, w_tactician, w, mem, t, t + dice_offset, dk, tb, ft,
+                                 cnt, work)  # fmt: skip
             if not tell(st, p, mem, t, a):
                 return FORGOT
             rows.apply(st, cd, p, sizes, deck, t, a)

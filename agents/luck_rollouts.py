@@ -79,7 +79,6 @@ from craits_env.vector.layout import (
     P_PLAYERS,
 )
 
-from .compiled_bots import greedy_action
 from .compiled_expert import (
     COUNT_INTS,
     DECK_INTS,
@@ -93,15 +92,13 @@ from .compiled_expert import (
     M_VOID,
     UNKNOWN,
     deck_counts,
-    expert_action,
-    forget_row,
     new_memory,
     settle,
     tell,
 )
 from .compiled_expert import TABLE_INTS as _TABLE_INTS
 from .compiled_table import EXPERT, GREEDY, NETWORK, RANDOM, TACTICIAN
-from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS, tactician_action
+from .compiled_tactician import SCRATCH_FLOATS, SCRATCH_INTS, TABLE_FLOATS
 from .compiled_values import weights
 from .heuristics import ExpertAgent, TacticianAgent
 from .luck import GameLuck, LuckError
@@ -113,12 +110,11 @@ from .rollout_rows import (
     MAX_DECISIONS,
     NOT_EXACT,
     STUCK,
-    copy_row,
+    bot_move,
     finished,
+    make_alternatives,
     pairs_of,
-    pick,
-    restack,
-    seed_dice,
+    start_rollout,
 )
 
 ROLLOUT_PLAYERS: dict[str, int] = {
@@ -186,13 +182,8 @@ def event_values(
     k_alt = alt_keys.shape[0]
     wk = k_alt + 2
     dice = k_alt + 3
-    for k in range(k_alt):
-        b = 2 + k
-        copy_row(st, cd, mem, BEFORE, b)
-        restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
-        if remember and not tell(st, p, mem, b, actions[k]):
-            return FORGOT
-        rows.apply(st, cd, p, sizes, deck, b, actions[k])
+    if not make_alternatives(st, cd, p, sizes, deck, mem, actions, alt_keys, alt_seeds, remember):
+        return FORGOT
     key = np.empty(roll_keys.shape[1], np.float64)
     have = np.zeros(roll_keys.shape[1], np.int64)
     pair_from = np.empty(cd.shape[1], np.int64)
@@ -211,15 +202,8 @@ def event_values(
                     return NOT_EXACT
                 out[r - 1, q] = done * runs
         for j in range(runs):
-            copy_row(st, cd, mem, r, wk)
-            for c in range(key.shape[0]):
-                key[c] = roll_keys[j, c]
-            for i in range(pairs):  # the alternative's own cards take the actual's keys
-                key[pair_from[i]] = roll_keys[j, pair_to[i]]
-            restack(st, cd, wk, key, roll_seeds[j, 0], roll_seeds[j, 1])
-            seed_dice(st, dice, roll_seeds[j, 1], roll_seeds[j, 0])
-            if not remember:
-                forget_row(st, mem, wk)
+            start_rollout(st, cd, mem, r, wk, dice, key, roll_keys[j], roll_seeds[j], pairs,
+                          pair_from, pair_to, remember)  # fmt: skip
             steps = 0
             while st[wk, I_HAND_INDEX] == hand and st[wk, I_PHASE] != PHASE_GAME_OVER:
                 if steps >= max_decisions:
@@ -227,14 +211,7 @@ def event_values(
                 if not settle(st, p, mem, wk):
                     return FORGOT
                 who = table[st[wk, I_CURRENT]]
-                if who == EXPERT:
-                    a = expert_action(st, p, w, mem, wk, dk, tb, ft, cnt, work)
-                elif who == TACTICIAN:
-                    a = tactician_action(st, p, w_tactician, wk, tb, ft, work)
-                elif who == GREEDY:
-                    a = greedy_action(st, p, wk)
-                else:
-                    a = pick(st, dice, rows.legal_bits(st, p, wk))
+                a = bot_move(st, p, who, w_tactician, w, mem, wk, dice, dk, tb, ft, cnt, work)
                 if not tell(st, p, mem, wk, a):
                     return FORGOT
                 rows.apply(st, cd, p, sizes, deck, wk, a)

@@ -30,7 +30,11 @@ from craits_env.vector.layout import (
 )
 from craits_env.vector.rng import random_below
 
+from .compiled_bots import greedy_action
 from .compiled_cards import lowest_bit
+from .compiled_expert import expert_action, forget_row, tell
+from .compiled_table import EXPERT, GREEDY, TACTICIAN
+from .compiled_tactician import tactician_action
 
 BEFORE, ACTUAL = 0, 1  # rows: the state before the event, the state after it; then the
 # alternatives (2 .. K+1), then the rollout's work row (K+2) and its dice row (K+3: the
@@ -133,3 +137,87 @@ def pick(st: Any, dice: int, legal: int) -> int:
     for _ in range(random_below(st, dice, count)):
         legal &= legal - 1
     return lowest_bit(legal)
+
+
+@inner
+def make_alternatives(
+    st: Any,
+    cd: Any,
+    p: Any,
+    sizes: Any,
+    deck: Any,
+    mem: Any,
+    actions: Any,
+    alt_keys: Any,
+    alt_seeds: Any,
+    remember: bool,
+) -> bool:
+    """Rows ``2 .. K+1``: ``actions[k]`` applied to a copy of ``BEFORE`` restacked by
+    ``alt_keys[k]`` and seeded ``alt_seeds[k]`` (its memory told the move with
+    ``remember``); ``False`` if a memory lost track of its row."""
+    for k in range(alt_keys.shape[0]):
+        b = 2 + k
+        copy_row(st, cd, mem, BEFORE, b)
+        restack(st, cd, b, alt_keys[k], alt_seeds[k, 0], alt_seeds[k, 1])
+        if remember and not tell(st, p, mem, b, actions[k]):
+            return False
+        rows.apply(st, cd, p, sizes, deck, b, actions[k])
+    return True
+
+
+@inner
+def start_rollout(
+    st: Any,
+    cd: Any,
+    mem: Any,
+    r: int,
+    t: int,
+    dice: int,
+    key: Any,
+    roll_key: Any,
+    roll_seed: Any,
+    pairs: int,
+    pair_from: Any,
+    pair_to: Any,
+    remember: bool,
+) -> None:
+    """Row ``t`` := row ``r`` with its stock restacked by ``roll_key`` (the ``pairs`` cards
+    of ``pair_from`` taking the keys of ``pair_to``'s: :func:`pairs_of`) and its generator
+    seeded ``roll_seed``; row ``dice``'s generator seeded alike (:func:`seed_dice`); its memory
+    forgotten without ``remember``."""
+    copy_row(st, cd, mem, r, t)
+    for c in range(key.shape[0]):
+        key[c] = roll_key[c]
+    for i in range(pairs):  # an alternative's own cards take the actual's keys
+        key[pair_from[i]] = roll_key[pair_to[i]]
+    restack(st, cd, t, key, roll_seed[0], roll_seed[1])
+    seed_dice(st, dice, roll_seed[1], roll_seed[0])
+    if not remember:
+        forget_row(st, mem, t)
+
+
+@inner
+def bot_move(
+    st: Any,
+    p: Any,
+    who: int,
+    w_tactician: Any,
+    w: Any,
+    mem: Any,
+    b: int,
+    dice: int,
+    dk: Any,
+    tb: Any,
+    ft: Any,
+    cnt: Any,
+    work: Any,
+) -> int:
+    """The move of row ``b``'s seat to act, played by the compiled player ``who``
+    (``EXPERT``, ``TACTICIAN``, ``GREEDY``; else ``RANDOM``, on row ``dice``'s generator)."""
+    if who == EXPERT:
+        return expert_action(st, p, w, mem, b, dk, tb, ft, cnt, work)
+    if who == TACTICIAN:
+        return tactician_action(st, p, w_tactician, b, tb, ft, work)
+    if who == GREEDY:
+        return greedy_action(st, p, b)
+    return pick(st, dice, rows.legal_bits(st, p, b))
