@@ -124,6 +124,8 @@ class TrainConfig:
     """specs the agent is evaluated against: the agent and num_players - 1 copies of one"""
     eval_adjusted: bool = False
     """evaluations add the luck-adjusted mean score and its interval (docs/luck.md; costly)"""
+    eval_luck: str = "model"
+    """what eval_adjusted corrects by: model, or rollouts:R[:K[:S]] (narrower, seconds a game)"""
     device: Device = "auto"
     """auto (CUDA when available), cpu or cuda: where the update runs"""
 
@@ -318,6 +320,13 @@ def _validate_opponents(c: TrainConfig) -> None:
                 make_agent(spec, num_players=c.num_players, rules=rules)
             except ValueError as e:
                 raise ValueError(f"config {key}: {e}") from None
+    if c.eval_luck != "model":
+        from craits.agents.luck_tournament import estimator
+
+        try:  # a bad estimator refused now, not at the first evaluation
+            estimator(c.eval_luck, c.num_players, rules)
+        except ValueError as e:
+            raise ValueError(f"config eval_luck: {e}") from None
 
 
 # ----------------------------------------------------------------------------- files

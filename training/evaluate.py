@@ -17,10 +17,13 @@ With ``adjusted`` (off by default; a training run's ``eval_adjusted``) the rows 
 luck-adjusted mean score and its interval (``adjusted_mean_score``, ``adjusted_mean_score_ci``:
 the score less what the cards did, :mod:`craits.agents.luck`, summed as ``craits tournament``
 sums them) and the agent's row ``adjusted_width_ratio``, its interval's width over the plain
-``mean_score_ci``'s. A stored evaluation keeps the games' corrections in ``luck.jsonl``
+``mean_score_ci``'s; ``luck`` (a run's ``eval_luck``) names the estimator, as ``craits
+tournament --luck`` does: ``model`` (the shipped value model) or ``rollouts:R[:K[:S]]``
+(rollout values, the checkpoint's seat played by its own network: narrower, seconds a
+game). A stored evaluation keeps the games' corrections in ``luck.jsonl``
 (:func:`craits.agents.luck_tournament.tournament_luck`: a rerun computes nothing twice; the
-records they came from in ``records.jsonl`` only with ``record``); in memory each game's
-corrections come from its record as it finishes.
+records they came from in ``records.jsonl`` only with ``record``) and names the estimator
+(``luck_estimator``); in memory each game's corrections come from its record as it finishes.
 """
 
 from __future__ import annotations
@@ -43,8 +46,7 @@ from craits.agents.duplicate_tournament import (
     results_in_order,
     run_games,
 )
-from craits.agents.luck import LuckEstimator
-from craits.agents.luck_tournament import tournament_luck
+from craits.agents.luck_tournament import estimator, tournament_luck
 from craits.agents.report import to_markdown, write_outputs
 from craits.agents.stats import summarize
 from craits_env import Rules
@@ -60,9 +62,9 @@ def eval_config(
     return TournamentConfig(specs, num_players, deals, EVAL_SEED, rules)
 
 
-def tournament_command(config: TournamentConfig, adjusted: bool = True) -> str:
+def tournament_command(config: TournamentConfig, adjusted: bool = True, luck: str = "model") -> str:
     """The ``craits tournament`` command that plays the same games (and, ``adjusted`` or not,
-    gives the same table)."""
+    by the estimator ``luck``, gives the same table)."""
     words = [
         "craits",
         "tournament",
@@ -82,6 +84,8 @@ def tournament_command(config: TournamentConfig, adjusted: bool = True) -> str:
             words += ["-r", f"{name}={str(value).lower() if isinstance(value, bool) else value}"]
     if not adjusted:
         words.append("--no-adjusted")
+    elif luck != "model":
+        words += ["--luck", luck]
     return shlex.join(words) + " --out DIR"
 
 
@@ -111,6 +115,7 @@ def evaluate(
     on_stale: Callable[[str], None] | None = None,
     adjusted: bool = False,
     luck_progress: Callable[[int, int], None] | None = None,
+    luck: str = "model",
 ) -> dict[str, Any]:
     """The agent's and the opponent's rows of the table (:mod:`craits.agents.stats`).
 
@@ -120,22 +125,23 @@ def evaluate(
     it plays in memory.
     ``progress(done, total)`` is called as games finish; ``on_stale(reason)`` when ``out``
     held another agent's games (deleted, replayed); ``adjusted``: the luck-adjusted figures
-    too (module docstring), ``luck_progress(done, total)`` called as a stored evaluation's
-    corrections are computed.
+    too (module docstring), by the estimator ``luck``
+    (:func:`craits.agents.luck_tournament.estimator`), ``luck_progress(done, total)`` called
+    as a stored evaluation's corrections are computed.
     Returns ``{"agent": row, "opponent": row, "summary": summary, "markdown": table}``.
     """
     config = identify(eval_config(checkpoint, opponent, num_players, rules, deals))
-    luck: dict[str, list[float]] = {}  # each game's corrections per seat, by key
+    chosen = estimator(luck, num_players, rules) if adjusted else None  # a bad name: now
+    corrected: dict[str, list[float]] = {}  # each game's corrections per seat, by key
     if out is None:
         player = GamePlayer(config, record=adjusted)
-        estimator = LuckEstimator() if adjusted else None
         tasks = plan(config)
         games = []
         for task in tasks:
             game = player.play(task)
-            if estimator is not None:  # the record goes once its corrections are known
-                corrections = estimator.game(game.pop("record")).corrections
-                luck[game["key"]] = [float(x) for x in corrections]
+            if chosen is not None:  # the record goes once its corrections are known
+                corrections = chosen.game(game.pop("record")).corrections
+                corrected[game["key"]] = [float(x) for x in corrections]
             games.append(game)
             if progress:
                 progress(len(games), len(tasks))
@@ -145,13 +151,15 @@ def evaluate(
             on_stale(reason)
         stored = run_games(config, out, record=record or adjusted, progress=progress)
         if adjusted:
-            luck = tournament_luck(config, out, stored, progress=luck_progress)
+            corrected = tournament_luck(config, out, stored, progress=luck_progress, by=luck)
             if not record:  # luck.jsonl keeps what counts; a game missing there is replayed
                 (out / RECORDS_FILE).unlink(missing_ok=True)
         games = results_in_order(stored, config)
-    summary = summarize(games, list(config.specs), config.seed, luck=luck if adjusted else None)
+    summary = summarize(games, list(config.specs), config.seed, luck=corrected if chosen else None)
+    if chosen is not None:
+        summary["luck_estimator"] = chosen.model_id
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
-    command = tournament_command(config, adjusted)
+    command = tournament_command(config, adjusted, luck)
     if out is not None:
         write_outputs(summary, config.to_dict(), out, title, command)
     rows = {row["spec"]: row for row in summary["agents"]}

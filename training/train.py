@@ -290,6 +290,7 @@ def _evaluate(log: RunLog, path: Path, config: TrainConfig) -> dict[str, float]:
             config.rules,
             config.eval_deals,
             adjusted=config.eval_adjusted,
+            luck=config.eval_luck,
         )
         log.evaluation(opponent, result)
         rates[opponent] = result["agent"]["win_rate"]
@@ -335,6 +336,7 @@ def _final_evaluation(
                 on_stale=stale,
                 adjusted=config.eval_adjusted,
                 luck_progress=luck,
+                luck=config.eval_luck,
             )
         log.evaluation(opponent, result)
         evaluations[opponent] = result

@@ -1,6 +1,7 @@
 """A training run's evaluations (craits.training.evaluate): the luck-adjusted mean score and
 its interval beside the plain ones (``eval_adjusted``), in memory and stored (``luck.jsonl``:
-a rerun computes nothing), and in the run's TensorBoard scalars."""
+a rerun computes nothing), by the shipped model or by rollouts (``eval_luck``), and in the
+run's TensorBoard scalars."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import torch
 from craits.agents.checkpoint import save_checkpoint
 from craits.agents.duplicate_tournament import GamePlayer, identify, plan
 from craits.agents.luck import LuckEstimator
+from craits.agents.luck_tournament import estimator
 from craits.agents.stats import summarize
 from craits.training.evaluate import EVAL_SEED, eval_config, evaluate, tournament_command
 from craits.training.state import TrainingState
@@ -133,6 +135,49 @@ def test_the_reproducing_command_says_whether_the_table_is_adjusted() -> None:
     )
     assert tournament_command(config) == plain + " --out DIR"
     assert tournament_command(config, adjusted=False) == plain + " --no-adjusted --out DIR"
+    by_rollouts = tournament_command(config, luck="rollouts:8:2")
+    assert by_rollouts == plain + " --luck rollouts:8:2 --out DIR"
+
+
+ROLLOUTS = "rollouts:8:2"
+
+
+@pytest.mark.slow
+def test_an_evaluation_corrected_by_rollouts_is_the_estimators_own_and_names_it(
+    ckpt: Path, tmp_path: Path
+) -> None:
+    """eval_luck = "rollouts:R:K": each game's corrections are the tournament estimator's on
+    its record (the checkpoint's seat played by its network), stored under its identity."""
+    config = identify(eval_config(ckpt, "greedy", 2, SHORT, DEALS))
+    player = GamePlayer(config, record=True)
+    chosen = estimator(ROLLOUTS, 2, SHORT)
+    luck = {}
+    games = []
+    for task in plan(config):
+        game = player.play(task)
+        luck[game["key"]] = [float(x) for x in chosen.game(game.pop("record")).corrections]
+        games.append(game)
+    spec = f"ppo:{ckpt}"
+    expected = summarize(games, [spec, "greedy"], EVAL_SEED, luck)
+    row = next(r for r in expected["agents"] if r["spec"] == spec)
+
+    in_memory = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=True, luck=ROLLOUTS)
+    out = tmp_path / "eval"
+    stored = evaluate(ckpt, "greedy", 2, SHORT, DEALS, out=out, adjusted=True, luck=ROLLOUTS)
+    by_model = evaluate(ckpt, "greedy", 2, SHORT, DEALS, adjusted=True)
+    for result in (in_memory, stored):
+        agent = result["agent"]
+        assert agent["adjusted_mean_score"] == pytest.approx(row["adjusted_mean_score"], abs=1e-9)
+        assert agent["adjusted_mean_score_ci"] == row["adjusted_mean_score_ci"]
+        assert f"--luck {ROLLOUTS}" in result["markdown"]
+        assert chosen.model_id in result["markdown"]  # the table says what corrected it
+    assert in_memory["agent"]["adjusted_mean_score"] != pytest.approx(
+        by_model["agent"]["adjusted_mean_score"]
+    )
+    lines = [json.loads(line) for line in (out / "luck.jsonl").read_text().splitlines()]
+    assert {line["key"]: line["corrections"] for line in lines} == luck
+    assert {line["model"] for line in lines} == {chosen.model_id}
+    assert json.loads((out / "results.json").read_text())["luck_estimator"] == chosen.model_id
 
 
 def test_eval_adjusted_is_a_checked_config_key() -> None:
@@ -140,6 +185,14 @@ def test_eval_adjusted_is_a_checked_config_key() -> None:
     with pytest.raises(ValueError, match=r"^config eval_adjusted: .*") as info:
         tiny(eval_adjusted="sometimes")
     assert "\n" not in str(info.value)
+
+
+def test_eval_luck_is_a_checked_config_key() -> None:
+    assert tiny().eval_luck == "model" and tiny(eval_luck=ROLLOUTS).eval_luck == ROLLOUTS
+    for bad in ("rollouts:0", "rollouts:8:2:9", "modle"):
+        with pytest.raises(ValueError, match=r"^config eval_luck: luck estimator: got .*") as info:
+            tiny(eval_luck=bad)
+        assert "\n" not in str(info.value) and "rollouts:R:K:S" in str(info.value)
 
 
 def scalars(run: Path) -> dict[str, list[float]]:
@@ -151,11 +204,15 @@ def scalars(run: Path) -> dict[str, list[float]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("adjusted", [True, False])
+@pytest.mark.parametrize(
+    ("adjusted", "by"), [(True, "model"), (False, "model"), (True, "rollouts:4:2")]
+)
 def test_a_runs_evaluations_log_the_adjusted_figures_unless_off(
-    tmp_path: Path, adjusted: bool
+    tmp_path: Path, adjusted: bool, by: str
 ) -> None:
-    config = tiny(total_steps=600, eval_every=1, final_eval_deals=2, eval_adjusted=adjusted)
+    config = tiny(
+        total_steps=600, eval_every=1, final_eval_deals=2, eval_adjusted=adjusted, eval_luck=by
+    )
     result = train(config, out=tmp_path, progress=False, echo=lambda s: None)
     logged = scalars(tmp_path)
     names = ("adjusted_mean_score", "adjusted_mean_score_ci_lo", "adjusted_mean_score_ci_hi")
@@ -173,3 +230,5 @@ def test_a_runs_evaluations_log_the_adjusted_figures_unless_off(
     )
     assert (tmp_path / "eval" / "greedy" / "luck.jsonl").is_file()
     assert not math.isnan(final["adjusted_mean_score"])
+    named = json.loads((tmp_path / "eval" / "greedy" / "results.json").read_text())
+    assert named["luck_estimator"] == estimator(by, config.num_players, config.rules).model_id
