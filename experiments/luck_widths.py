@@ -32,6 +32,13 @@ plays nothing. Usage::
 
 ``--step N`` first fills the store ``N`` deals at a time, every agent in turn (the stored
 deals not played again), so that a run stopped at any point leaves the agents about even.
+
+``--set search`` measures the searching members (``pimc``, ``champion-search``,
+``belief-search``: their rollouts play their seats as ``expert``) on the deals of their search
+cards (``standard_4p_search``: 100 deals of a seed of their own, ``expert``'s games there the
+reference), its files named ``…-standard_4p_search-…`` and ``widths-…-search.md``::
+
+    python experiments/luck_widths.py --set search --luck rollouts:128:16:32 --step 25 --cards
 """
 
 from __future__ import annotations
@@ -60,6 +67,11 @@ from craits_env.jsonl import JsonlError, encode, read_jsonl
 OUT = Path("experiments/results/luck")
 CARDS = Path("experiments/results/benchmark/v1")
 AGENTS = ("random", "greedy", "tactician", "expert", "champion")
+# --set: the standard table's deals of the policy members' full cards, or of the searching
+# members' search cards (100 deals, a seed of their own); a store's and a table's file names
+# carry the set where it is not the full one
+SETS = {"full": "standard_4p", "search": "standard_4p_search"}
+SEARCH_AGENTS = ("pimc", "champion-search", "belief-search")
 RESAMPLES = 2000
 # the rollout estimators' corrections, committed (hours of compute a card): one gzipped JSON
 # line a deal, {"deal": D, "games": [{"key", "scores", "luck"}, ...]}, to a thousandth of a point
@@ -73,13 +85,14 @@ class StoreError(ValueError):
     stops with its message)."""
 
 
-def _games(job: tuple[str, int, int, int, str, Stored]) -> list[dict]:
-    """Deals lo..hi's games (the tournament's result, less its record) with ``luck``: every
-    seat's correction by the estimator ``by`` (a rollout estimator's to a thousandth of a
-    point, as stored; a game recorded alike twice, corrected once), or as ``known`` has it
-    for a game it holds — whose stored scores must be the game's."""
-    spec, deals, lo, hi, by, known = job
-    deal_set = first_deals(load("v1", "standard_4p"), deals, "luck")
+def _games(job: tuple[str, int, int, int, str, Stored, str]) -> list[dict]:
+    """Deals lo..hi's games of the deal set ``name`` (the tournament's result, less its
+    record) with ``luck``: every seat's correction by the estimator ``by`` (a rollout
+    estimator's to a thousandth of a point, as stored; a game recorded alike twice, corrected
+    once), or as ``known`` has it for a game it holds — whose stored scores must be the
+    game's."""
+    spec, deals, lo, hi, by, known, name = job
+    deal_set = first_deals(load("v1", name), deals, "luck")
     config = identify(deal_set.config((spec, "expert", "expert", "expert")))
     player = GamePlayer(config, record=True)
     estimator = luck_estimator(by, config.players, config.rules)
@@ -164,9 +177,21 @@ def interval(per_deal: np.ndarray, idx: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
+def width_ratio(plain: list[float], adjusted: list[float]) -> float:
+    """The adjusted interval's width over the plain one's (NaN where the plain one has none:
+    a single deal)."""
+    wide = plain[1] - plain[0]
+    return (adjusted[1] - adjusted[0]) / wide if wide > 0 else float("nan")
+
+
 def _file_name(model: str) -> str:
     """An estimator's identity as a file name's part."""
     return "".join(c if c.isalnum() or c in "-." else "_" for c in model)
+
+
+def _on(name: str) -> str:
+    """What a file's name adds for the deal set ``name``: nothing for the full cards' set."""
+    return "" if name == SETS["full"] else f"-{name}"
 
 
 def measure(
@@ -176,27 +201,28 @@ def measure(
     keep: Path | None,
     by: str = "model",
     store: Path | None = None,
+    name: str = SETS["full"],
 ) -> dict[str, dict]:
-    """Each agent's games with their corrections by the estimator ``by``; with ``keep``,
-    read from and written to ``keep/SPEC-DEALS-ESTIMATOR.json`` (a rerun plays nothing
-    twice). The shipped model's games are also kept 25 deals at a time in
+    """Each agent's games on the deal set ``name`` with their corrections by the estimator
+    ``by``; with ``keep``, read from and written to ``keep/SPEC-DEALS-ESTIMATOR.json`` (a
+    rerun plays nothing twice). The shipped model's games are also kept 25 deals at a time in
     ``keep/SPEC-ESTIMATOR.jsonl``; a rollout estimator's corrections, deal by deal, in
     ``store/SPEC-ESTIMATOR.jsonl.gz`` (a run stopped part way goes on where it stopped, a
     run on fewer deals reads the first ones, and a stored deal's games are only played
-    again)."""
+    again); ``SPEC-SET-…`` on another set than the full cards' (:func:`_on`)."""
     found: dict[str, dict] = {}
-    named = luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id
+    named = luck_estimator(by, 4, load("v1", name).rules).model_id
     model = _file_name(named)
     if by == "model":
         store = None
     with mp.get_context("spawn").Pool(workers) as pool:
         for spec in specs:
             start = time.monotonic()
-            cached = None if keep is None else keep / f"{spec}-{deals}-{model}.json"
+            cached = None if keep is None else keep / f"{spec}{_on(name)}-{deals}-{model}.json"
             if cached is not None and cached.is_file():
                 games = json.loads(cached.read_text())
             else:
-                games = _play(pool, spec, deals, by, keep, store, model, start)
+                games = _play(pool, spec, deals, by, keep, store, model, start, name=name)
                 games.sort(key=lambda g: (g["deal"], g["rotation"]))
                 if cached is not None:
                     cached.parent.mkdir(parents=True, exist_ok=True)
@@ -226,12 +252,15 @@ def _play(
     model: str,
     start: float,
     again: bool = True,
+    name: str = SETS["full"],
 ) -> list[dict]:
-    """The first ``deals`` deals' games of ``spec`` with their corrections, resumed from what
-    ``keep`` (the model's) or ``store`` (a rollout estimator's) holds and kept there; without
-    ``again``, only the deals the store lacks (the stored ones not played again)."""
+    """The first ``deals`` deals' games of ``spec`` on the deal set ``name`` with their
+    corrections, resumed from what ``keep`` (the model's) or ``store`` (a rollout
+    estimator's) holds and kept there; without ``again``, only the deals the store lacks (the
+    stored ones not played again)."""
     kept: list[dict] = []
-    partial = None if keep is None or store is not None else keep / f"{spec}-{model}.jsonl"
+    spec_on = f"{spec}{_on(name)}"
+    partial = None if keep is None or store is not None else keep / f"{spec_on}-{model}.jsonl"
     if partial is not None and partial.is_file():
         for line in partial.read_text().splitlines():
             try:
@@ -239,7 +268,7 @@ def _play(
             except json.JSONDecodeError:
                 continue  # a torn line: its chunk is done again
             kept.extend(g for g in part if g["deal"] < deals)
-    path = None if store is None else store / f"{spec}-{model}.jsonl.gz"
+    path = None if store is None else store / f"{spec_on}-{model}.jsonl.gz"
     stored = {} if path is None else read_store(path)
     have = {g["deal"] for g in kept}
     jobs = []  # runs of consecutive deals alike (stored or not), at most a chunk each
@@ -257,7 +286,7 @@ def _play(
             jobs[-1] = (*last[:3], d + 1, *last[4:])
         else:
             jobs.append((spec, deals, d, d + 1, by, {}))
-    jobs = [(*j[:5], {d: stored[d] for d in range(j[2], j[3]) if d in stored}) for j in jobs]
+    jobs = [(*j[:5], {d: stored[d] for d in range(j[2], j[3]) if d in stored}, name) for j in jobs]
     games = kept
     try:
         for part in pool.imap(_games, jobs):
@@ -272,27 +301,38 @@ def _play(
     return games
 
 
-def fill(specs: list[str], deals: int, step: int, workers: int, by: str, store: Path) -> None:
-    """The store's corrections of the first ``deals`` deals of every agent of ``specs``,
-    computed ``step`` deals at a time, every agent in turn (a run stopped at any point leaves
-    them about even); the stored deals are not played again here."""
-    model = _file_name(luck_estimator(by, 4, load("v1", "standard_4p").rules).model_id)
+def fill(
+    specs: list[str],
+    deals: int,
+    step: int,
+    workers: int,
+    by: str,
+    store: Path,
+    name: str = SETS["full"],
+) -> None:
+    """The store's corrections of the first ``deals`` deals of the set ``name`` of every
+    agent of ``specs``, computed ``step`` deals at a time, every agent in turn (a run stopped
+    at any point leaves them about even); the stored deals are not played again here."""
+    model = _file_name(luck_estimator(by, 4, load("v1", name).rules).model_id)
     with mp.get_context("spawn").Pool(workers) as pool:
         for upto in range(step, deals + step, step):
             for spec in specs:
                 start = time.monotonic()
-                _play(pool, spec, min(upto, deals), by, None, store, model, start, again=False)
+                upto_deals = min(upto, deals)
+                _play(pool, spec, upto_deals, by, None, store, model, start, False, name)
 
 
-def write_cards(found: dict[str, dict], deals: int, agents: list[str]) -> list[str]:
-    """The committed card of each of ``agents``: its entry against ``expert`` on the standard
-    table, made again from these games by the card's own code
+def write_cards(
+    found: dict[str, dict], deals: int, agents: list[str], name: str = SETS["full"]
+) -> list[str]:
+    """The committed card of each of ``agents``: its entry against ``expert`` on the deal set
+    ``name`` of the standard table, made again from these games by the card's own code
     (:func:`craits.benchmark.card.matchup_entry`) with the luck corrections (the paired
     estimate against ``expert``'s games corrected alike), naming the estimator: every figure
     but the adjusted ones must come out as committed (the same games, the same resamples),
     else no card is written. The cards (``card.json``, ``.md``, ``.png``) are written again
     with the adjusted figures; returns what was written."""
-    deal_set = load("v1", "standard_4p")
+    deal_set = load("v1", name)
     if deals != deal_set.deals:
         raise SystemExit(f"--cards needs the cards' {deal_set.deals} deals, not --deals {deals}")
     reference = found["expert"]["games"]
@@ -305,10 +345,15 @@ def write_cards(found: dict[str, dict], deals: int, agents: list[str]) -> list[s
         card = json.loads(path.read_text())
         entries = card["tables"][0]["opponents"]
         k = next(
-            i
-            for i, o in enumerate(entries)
-            if o["opponent"] == "expert" and o["deal_set"] == "standard_4p"
+            (
+                i
+                for i, o in enumerate(entries)
+                if o["opponent"] == "expert" and o["deal_set"] == name
+            ),
+            None,
         )
+        if k is None:
+            raise SystemExit(f"{path}: no entry against expert on the deal set {name}")
         old = entries[k]
         matchup = Matchup(
             "expert", old["identity"], f["games"], None if spec == "expert" else reference
@@ -334,28 +379,38 @@ def write_cards(found: dict[str, dict], deals: int, agents: list[str]) -> list[s
     return [str(folder) for _, folder in cards]
 
 
-def committed_scores(spec: str, deals: int) -> np.ndarray | None:
+def committed_scores(spec: str, deals: int, name: str = SETS["full"]) -> np.ndarray | None:
     path = CARDS / spec / "card.json"
     if not path.is_file():
         return None
     card = json.loads(path.read_text())
     for o in card["tables"][0]["opponents"]:
-        if o["opponent"] == "expert" and o["deal_set"] == "standard_4p":
+        if o["opponent"] == "expert" and o["deal_set"] == name:
             return np.array(o["scores"][: 4 * deals]).reshape(deals, 4)
     return None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", nargs="+", default=list(AGENTS))
-    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        help=f"default: {' '.join(AGENTS)}; with --set search, {' '.join(SEARCH_AGENTS)}",
+    )
+    parser.add_argument(
+        "--set",
+        choices=sorted(SETS),
+        default="full",
+        help="the standard table's deals: the policy members' full cards' (1,000) or the "
+        "searching members' search cards' (100) (default: %(default)s)",
+    )
+    parser.add_argument("--deals", type=int, help="default: all the set's (1,000 or 100)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--cards",
         action="store_true",
         help="write the adjusted figures into the committed cards of --agents, their entries "
-        "against expert (checked: every other figure as committed; needs the cards' 1,000 "
-        "deals)",
+        "against expert (checked: every other figure as committed; needs all the set's deals)",
     )
     parser.add_argument(
         "--out", type=Path, default=OUT, help="where the tables go (default: %(default)s)"
@@ -382,8 +437,15 @@ def main() -> None:
         help="the estimator: model (the shipped value model) or rollouts:R[:K[:S]]",
     )
     args = parser.parse_args()
+    name = SETS[args.set]
+    if args.agents is None:
+        args.agents = list(AGENTS if args.set == "full" else SEARCH_AGENTS)
+    most = load("v1", name).deals
+    args.deals = most if args.deals is None else args.deals
+    if not 1 <= args.deals <= most:
+        parser.error(f"--deals: got {args.deals}, allowed 1 to {most} (--set {args.set})")
     try:
-        estimator = luck_estimator(args.luck, 4, load("v1", "standard_4p").rules)
+        estimator = luck_estimator(args.luck, 4, load("v1", name).rules)
     except ValueError as e:
         parser.error(str(e))
     specs = list(dict.fromkeys(["expert", *args.agents]))
@@ -393,14 +455,18 @@ def main() -> None:
                 f"--step: got {args.step} with --luck {args.luck}; allowed a number of deals "
                 "of 1 or more with a rollout estimator (rollouts:R[:K[:S]])"
             )
-        fill(specs, args.deals, args.step, args.workers, args.luck, args.store)
-    found = measure(specs, args.deals, args.workers, args.keep, args.luck, args.store)
+        fill(specs, args.deals, args.step, args.workers, args.luck, args.store, name)
+    found = measure(specs, args.deals, args.workers, args.keep, args.luck, args.store, name)
     idx = np.random.default_rng(0).integers(0, args.deals, (RESAMPLES, args.deals))
     ref = found["expert"]
     ref_adj = (ref["score"] - ref["correction"]).mean(axis=1)
-    command = "python experiments/luck_widths.py --deals {} --agents {}".format(
-        args.deals, " ".join(args.agents)
-    ) + ("" if args.luck == "model" else f" --luck {args.luck}")
+    command = (
+        "python experiments/luck_widths.py --deals {} --agents {}".format(
+            args.deals, " ".join(args.agents)
+        )
+        + ("" if args.luck == "model" else f" --luck {args.luck}")
+        + ("" if args.set == "full" else f" --set {args.set}")
+    )
     by = (
         f"value model `{estimator.model_id}`"
         if isinstance(estimator, LuckEstimator)
@@ -409,7 +475,8 @@ def main() -> None:
     lines = [
         "# The luck-adjusted estimator: interval widths against three `expert`",
         "",
-        f"Suite v1's standard table, the first {args.deals} deals, every seat rotation "
+        f"Suite v1's standard table (deal set `{name}`), the first {args.deals} deals, every "
+        "seat rotation "
         f"({4 * args.deals} games an agent); {by}; 95% "
         "percentile bootstrap over deals (2,000 resamples). `plain` and `adjusted`: the mean "
         "game score; `paired`: minus `expert`'s score in the same seat of the same deal. "
@@ -438,11 +505,11 @@ def main() -> None:
         adjusted = (f["score"] - f["correction"]).mean(axis=1)
         corr = f["correction"].mean(axis=1)
         p_ci, a_ci, c_ci = interval(plain, idx), interval(adjusted, idx), interval(corr, idx)
-        ratio = (a_ci[1] - a_ci[0]) / (p_ci[1] - p_ci[0])
+        ratio = width_ratio(p_ci, a_ci)
         pp = interval(plain - ref["score"].mean(axis=1), idx)
         pa = interval(adjusted - ref_adj, idx)
-        paired_ratio = (pa[1] - pa[0]) / (pp[1] - pp[0]) if spec != "expert" else float("nan")
-        card = committed_scores(spec, args.deals)
+        paired_ratio = width_ratio(pp, pa) if spec != "expert" else float("nan")
+        card = committed_scores(spec, args.deals, name)
         same = "—" if card is None else ("yes" if np.array_equal(card, f["score"]) else "NO")
         summary["agents"][spec] = {
             "plain": [float(plain.mean()), p_ci],
@@ -473,12 +540,13 @@ def main() -> None:
         )
     args.out.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
-    name = "widths" if args.luck == "model" else "widths-" + args.luck.replace(":", "-")
-    (args.out / f"{name}.md").write_text(text)
-    (args.out / f"{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    table = "widths" if args.luck == "model" else "widths-" + args.luck.replace(":", "-")
+    table += "" if args.set == "full" else f"-{args.set}"
+    (args.out / f"{table}.md").write_text(text)
+    (args.out / f"{table}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(text)
     if args.cards:
-        for folder in write_cards(found, args.deals, list(dict.fromkeys(args.agents))):
+        for folder in write_cards(found, args.deals, list(dict.fromkeys(args.agents)), name):
             print(f"wrote {folder}/card.json, card.md, card.png")
 
 

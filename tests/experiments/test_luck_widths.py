@@ -22,7 +22,8 @@ from experiments import luck_widths
 from experiments.luck_widths import measure, read_store, write_store
 
 BY = "rollouts:4:2"  # cheap: the store, not the estimator, is under test
-NAME = "greedy-rollouts-4-2_v5_clip600_seated_expert_1_tactician_1_greedy_1_random_1.jsonl.gz"
+MODEL = "rollouts-4-2_v5_clip600_seated_expert_1_tactician_1_greedy_1_random_1.jsonl.gz"
+NAME = f"greedy-{MODEL}"
 
 
 def test_a_rerun_reads_the_stored_corrections_and_computes_none(
@@ -183,14 +184,44 @@ def test_step_fills_the_store_a_few_deals_at_a_time_every_agent_in_turn(
     assert seen == []  # all stored: nothing played
 
 
+def test_the_search_set_plays_the_search_cards_games_into_stores_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--set search``: the searching members' games are their search cards' (checked score
+    for score against ``pimc``'s committed card), stored apart from the full set's; ``--cards``
+    on a card without such an entry stops in one line."""
+    monkeypatch.setattr(luck_widths.mp, "get_context", lambda _: _Inline())
+    search = luck_widths.SETS["search"]
+    found = measure(["expert", "pimc"], 1, 1, None, BY, tmp_path, search)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"expert-{search}-{MODEL}",
+        f"pimc-{search}-{MODEL}",
+    ]
+    committed = luck_widths.committed_scores("pimc", 1, search)
+    assert committed is not None and np.array_equal(found["pimc"]["score"], committed)
+    assert luck_widths.committed_scores("pimc", 1) is None  # no entry on the full set
+    assert np.abs(found["pimc"]["correction"]).sum() > 0
+    assert len(read_store(tmp_path / f"pimc-{search}-{MODEL}")[0]) == 4  # every rotation
+    monkeypatch.setattr(luck_widths, "load", lambda *_: SimpleNamespace(deals=1, seed=1))
+    with pytest.raises(
+        SystemExit, match=f"expert/card.json: no entry against expert on the deal set {search}$"
+    ):
+        luck_widths.write_cards(found, 1, ["expert"], search)
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
         (["--step", "5"], "--step: got 5 with --luck model; allowed a number of deals of 1"),
         (["--step", "0", "--luck", "rollouts:4:2"], "--step: got 0 with --luck rollouts:4:2"),
+        (
+            ["--set", "search", "--deals", "101"],
+            "--deals: got 101, allowed 1 to 100 (--set search)",
+        ),
+        (["--set", "all"], "--set: invalid choice: 'all' (choose from 'full', 'search')"),
     ],
 )
-def test_bad_step_arguments_give_one_line(args: list[str], fragment: str) -> None:
+def test_bad_arguments_give_one_line(args: list[str], fragment: str) -> None:
     import subprocess
     import sys
 
