@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from statistics import NormalDist
 from types import SimpleNamespace
 
 import numpy as np
@@ -182,6 +183,56 @@ def test_step_fills_the_store_a_few_deals_at_a_time_every_agent_in_turn(
     seen.clear()
     luck_widths.fill(["expert", "greedy"], 3, 2, 1, BY, tmp_path)
     assert seen == []  # all stored: nothing played
+
+
+def committed_game_sets() -> dict[str, Path]:
+    """Each game set's committed store (an agent on a deal set: the file name before
+    ``-rollouts``), the one of the most deals where several estimators corrected its games."""
+    chosen: dict[str, tuple[int, Path]] = {}
+    for path in sorted(luck_widths.STORE.glob("*.jsonl.gz")):
+        games, deals = path.name.split("-rollouts")[0], len(read_store(path))
+        if deals > chosen.get(games, (0, path))[0]:
+            chosen[games] = (deals, path)
+    return {games: path for games, (_, path) in chosen.items()}
+
+
+def agent_corrections(path: Path) -> np.ndarray:
+    """A store's mean correction of the agent's seat, a deal (every rotation: key D-T-R)."""
+    means = []
+    for stored in read_store(path).values():
+        seats = [agent_seat({"scores": g["scores"], "rotation": key.split("-")[-1]})
+                 for key, g in stored.items()]  # fmt: skip
+        means.append(np.mean([g["luck"][q] for g, q in zip(stored.values(), seats, strict=True)]))
+    return np.array(means)
+
+
+def test_the_committed_corrections_are_unbiased_over_every_stored_game() -> None:
+    """Over every committed store's games the mean correction is zero within its interval:
+    the agent's seat's mean correction a deal, each game set once, pooled (95% bootstrap over
+    deals), and no game set's own mean beyond the bound of a family-wise 5% (Bonferroni: with
+    ten sets, one of them past 1.96 standard errors is what chance gives a third of the
+    time)."""
+    sets = committed_game_sets()
+    assert {
+        "expert",
+        "random",
+        "greedy",
+        "tactician",
+        "champion",
+        "pimc-standard_4p_search",
+    } <= set(sets)
+    bound = NormalDist().inv_cdf(1 - 0.05 / (2 * len(sets)))
+    pooled = []
+    for games, path in sets.items():
+        per_deal = agent_corrections(path)
+        z = per_deal.mean() / (per_deal.std(ddof=1) / np.sqrt(len(per_deal)))
+        assert abs(z) < bound, (games, per_deal.mean(), z)
+        pooled.extend(per_deal)
+    values = np.array(pooled)
+    means = values[np.random.default_rng(0).integers(0, len(values), (2000, len(values)))].mean(1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    assert lo < 0 < hi, (values.mean(), lo, hi)
+    assert len(values) >= 1000 and hi - lo < 10  # many games: an interval of a few points
 
 
 def test_the_search_set_plays_the_search_cards_games_into_stores_of_their_own(
