@@ -38,7 +38,7 @@ deals not played again), so that a run stopped at any point leaves the agents ab
 cards (``standard_4p_search``: 100 deals of a seed of their own, ``expert``'s games there the
 reference), its files named ``…-standard_4p_search-…`` and ``widths-…-search.md``::
 
-    python experiments/luck_widths.py --set search --luck rollouts:128:16:32 --step 25 --cards
+    python experiments/luck_widths.py --set search --luck rollouts:128:16:32 --workers 2 --cards
 """
 
 from __future__ import annotations

@@ -155,7 +155,9 @@ def evaluate(
             if not record:  # luck.jsonl keeps what counts; a game missing there is replayed
                 (out / RECORDS_FILE).unlink(missing_ok=True)
         games = results_in_order(stored, config)
-    summary = summarize(games, list(config.specs), config.seed, luck=corrected if chosen else None)
+    summary = summarize(
+        games, list(config.specs), config.seed, luck=corrected if chosen is not None else None
+    )
     if chosen is not None:
         summary["luck_estimator"] = chosen.model_id
     title = title or f"`{config.specs[0]}` against {num_players - 1} × `{opponent}`"
