@@ -29,7 +29,9 @@ the table from the learner's seat (:func:`craits_env.render_rgb.table_picture`);
 ``reset`` always returns a pending decision of the learner: a game that ends before the
 learner's first decision (opponents going out of one-card hands first) is not an
 episode, and the next game is dealt from the same generator (``info["skipped_games"]``
-counts them).
+counts them). A reward paid before that decision (opponents ending one-card hands first) is
+in ``reset``'s ``info["reward_before_first_move"]``, not in an episode's return: gymnasium's
+``reset`` returns no reward.
 
 An illegal action (``illegal_action="terminate"``, the default, as PettingZoo's
 classic convention) ends the episode with reward -1 and ``info["illegal_action"]``;

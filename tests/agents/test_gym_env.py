@@ -271,3 +271,28 @@ def test_reset_never_returns_a_game_that_ended_before_the_learner_decided() -> N
     assert again == skipped
     reward = env.step(int(np.flatnonzero(obs["action_mask"])[0]))[1]
     assert isinstance(reward, float)
+
+
+def test_a_reward_paid_before_the_first_decision_is_in_resets_info_and_none_is_lost() -> None:
+    """Hands of one card, then two: where the opponents end the first hand before the
+    learner's turn, its reward is ``reset``'s ``info["reward_before_first_move"]``; that plus
+    the episode's rewards is the learner's ``"score"`` reward of every hand (−points / 100)."""
+    env = gymnasium.make(
+        GYM_ENV_ID, num_players=4, opponents="greedy", reward="score",
+        rules=Rules(hand_sizes=(1, 2)),
+    )  # fmt: skip
+    before = []
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        total, done = info["reward_before_first_move"], False
+        if total:
+            before.append(seed)
+        r = random.Random(seed)
+        while not done:
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, reward, terminated, truncated, _ = env.step(int(legal[r.randrange(legal.size)]))
+            total, done = total + reward, terminated or truncated
+        game, seat = env.unwrapped.aec.game, env.unwrapped.seat
+        assert game.is_over
+        assert total == pytest.approx(-sum(p[seat] for p in game.hand_points) / 100)
+    assert len(before) >= 3  # the case is met, not hypothetical
