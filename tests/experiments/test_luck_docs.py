@@ -65,7 +65,7 @@ def summary_of(header: list[str], row: list[str]) -> dict:
     return json.loads((RESULTS / f"{name}.json").read_text())
 
 
-def expected(header: list[str], summary: dict, agent: str) -> dict[str, str]:
+def expected(summary: dict, agent: str) -> dict[str, str]:
     f = summary["agents"][agent]
     reference = agent == "expert"
     return {
@@ -98,7 +98,7 @@ def test_every_row_of_the_width_tables_is_the_committed_tables_figures(
     header: list[str], row: list[str]
 ) -> None:
     agent = row[0].strip("`")
-    want = expected(header, summary_of(header, row), agent)
+    want = expected(summary_of(header, row), agent)
     got = {column: row[k] for k, column in enumerate(header) if column in want}
     assert got == {column: want[column] for column in got}, agent
 
