@@ -92,38 +92,25 @@ def _shift(plain: float, plain_ci: list[float], adjusted: float, adjusted_ci: li
     )
 
 
-def _adjusted_pairs() -> list[tuple[str, float, list[float], float, list[float]]]:
-    """Every committed card's (where, plain mean, plain interval, adjusted mean, adjusted
-    interval): the mean score's and, where it has one, the paired estimate's."""
-    pairs = []
+def _adjusted_entries() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every committed card's entries with an ``adjusted`` block: (card, table, entry)."""
+    entries = []
     for path in CARDS:
         card = json.loads(path.read_text(encoding="utf-8"))
         for table in card["tables"]:
             for o in table["opponents"]:
-                a = o.get("adjusted")
-                if a is None:
-                    continue
-                where = f"{path.parent.name}: {table['name']} against {o['opponent']}"
-                pairs.append(
-                    (
-                        where,
-                        o["mean_score"],
-                        o["mean_score_ci"],
-                        a["mean_score"],
-                        a["mean_score_ci"],
-                    )
-                )
-                p = o["paired"]
-                if p and "adjusted_mean" in p:
-                    pairs.append(
-                        (
-                            f"{where} (paired)",
-                            p["mean"],
-                            p["ci"],
-                            p["adjusted_mean"],
-                            p["adjusted_ci"],
-                        )
-                    )
+                if o.get("adjusted") is not None:
+                    entries.append((path.parent.name, table["name"], o))
+    return entries
+
+
+def _pairs(o: dict[str, Any]) -> list[tuple[float, list[float], float, list[float]]]:
+    """An entry's (plain mean, plain interval, adjusted mean, adjusted interval): the mean
+    score's and, where it has one, the paired estimate's."""
+    a, p = o["adjusted"], o["paired"]
+    pairs = [(o["mean_score"], o["mean_score_ci"], a["mean_score"], a["mean_score_ci"])]
+    if p and "adjusted_mean" in p:
+        pairs.append((p["mean"], p["ci"], p["adjusted_mean"], p["adjusted_ci"]))
     return pairs
 
 
@@ -138,21 +125,17 @@ def test_the_committed_adjusted_estimates_agree_with_the_plain_ones_and_name_the
     family-wise 5% over every such pair (Bonferroni), since with fifteen pairs one of them past
     1.96 standard errors is what chance gives more often than not. Every entry names its
     estimator, and each policy member's standard table against three ``expert`` carries one."""
-    pairs = _adjusted_pairs()
-    bound = NormalDist().inv_cdf(1 - 0.05 / (2 * len(pairs)))
-    for where, plain, (lo, hi), adjusted, (a_lo, a_hi) in pairs:
-        assert _shift(plain, [lo, hi], adjusted, [a_lo, a_hi]) < bound, where
-        assert a_lo <= hi and lo <= a_hi, where
+    entries = _adjusted_entries()
+    bound = NormalDist().inv_cdf(1 - 0.05 / (2 * sum(len(_pairs(o)) for *_, o in entries)))
     members = set()
-    for path in CARDS:
-        card = json.loads(path.read_text(encoding="utf-8"))
-        for table in card["tables"]:
-            for o in table["opponents"]:
-                if o.get("adjusted") is None:
-                    continue
-                assert o["adjusted"]["estimator"], f"{path.parent.name}: {table['name']}"
-                if table["name"] == "standard_4p" and o["opponent"] == "expert":
-                    members.add(path.parent.name)
+    for name, table, o in entries:
+        where = f"{name}: {table} against {o['opponent']}"
+        assert o["adjusted"]["estimator"], where
+        for plain, (lo, hi), adjusted, (a_lo, a_hi) in _pairs(o):
+            assert _shift(plain, [lo, hi], adjusted, [a_lo, a_hi]) < bound, where
+            assert a_lo <= hi and lo <= a_hi, where
+        if table == "standard_4p" and o["opponent"] == "expert":
+            members.add(name)
     assert members >= {"random", "greedy", "tactician", "expert", "champion"}
 
 
