@@ -139,6 +139,27 @@ def test_the_committed_adjusted_estimates_agree_with_the_plain_ones_and_name_the
     assert members >= {"random", "greedy", "tactician", "expert", "champion"}
 
 
+def test_the_policy_members_cards_are_adjusted_by_rollouts_at_about_half_the_width() -> None:
+    """Issue 41's target on the committed cards: each policy member's entry against three
+    ``expert`` on the standard table is corrected by rollout values (docs/luck.md), its
+    adjusted interval at most half the plain one's for ``expert`` (the target's table) and
+    within a bootstrap's reach of half for the others (their per-deal spreads: 0.49-0.50)."""
+    found = {}
+    for name, table, o in _adjusted_entries():
+        if table == "standard_4p" and o["opponent"] == "expert":
+            found[name] = o
+    members = ("random", "greedy", "tactician", "expert", "champion")
+    assert set(members) <= set(found)
+    for name in members:
+        adjusted = found[name]["adjusted"]
+        assert adjusted["estimator"].startswith("rollouts-128-16"), name
+        assert found[name]["games"] == 4000, name  # all 1,000 deals, every rotation
+        assert adjusted["width_ratio"] <= (0.5 if name == "expert" else 0.55), name
+        paired = found[name]["paired"]
+        if name != "expert":
+            assert paired["adjusted_width_ratio"] <= 0.65, name
+
+
 def test_the_shift_is_measured_in_standard_errors_of_the_difference() -> None:
     """The check above can fail: a mean moved by k standard errors of the difference reads k."""
     se = 5.0 / NormalDist().inv_cdf(0.975)  # a plain interval of ±5
